@@ -1,0 +1,42 @@
+import { ChorusError } from '@chorus/envelope';
+
+export const BusErrorCodes = Object.freeze({
+  NoJetStream: 'NO_JETSTREAM',
+  RequestFailed: 'REQUEST_FAILED',
+  NoResponders: 'NO_RESPONDERS',
+  Timeout: 'TIMEOUT',
+  RemoteError: 'REMOTE_ERROR',
+} as const);
+
+/** The server answers but has JetStream disabled. */
+export class NoJetStreamError extends ChorusError {
+  readonly code = BusErrorCodes.NoJetStream;
+  constructor(readonly servers: string[], cause?: unknown) {
+    super(`JetStream is not enabled on ${servers.join(', ')}: start nats-server with -js`, { cause });
+  }
+}
+
+/** Nobody serves the subject of a request. */
+export class NoRespondersError extends ChorusError {
+  readonly code = BusErrorCodes.NoResponders;
+  constructor(readonly subject: string) {
+    super(`no responders on ${subject}`, { retryable: true });
+  }
+}
+
+/** A request got no reply in time. */
+export class RequestTimeoutError extends ChorusError {
+  readonly code = BusErrorCodes.Timeout;
+  constructor(readonly subject: string, readonly timeoutMs: number) {
+    super(`no reply on ${subject} within ${timeoutMs} ms`, { retryable: true });
+  }
+}
+
+/** The responder answered with an error. */
+export class RemoteError extends ChorusError {
+  readonly code: string;
+  constructor(readonly subject: string, code: string, message: string, retryable: boolean) {
+    super(message, { retryable });
+    this.code = code;
+  }
+}

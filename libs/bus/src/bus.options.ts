@@ -1,0 +1,70 @@
+/** How a process reaches NATS and where Chorus keeps its durable state. */
+export interface BusOptions {
+  /** NATS server URLs. */
+  servers: string[];
+  /** Connection name, shown by the server (`nats server report connections`). */
+  name: string;
+  /** Credentials, when the server requires them (infra/nats has per-service users). */
+  user?: string;
+  pass?: string;
+  token?: string;
+  /** The workflow stream, capturing `chorus.wf.>`. */
+  workflowStream: string;
+  /** The dead-letter stream, capturing `chorus.dlq.>`. */
+  deadLetterStream: string;
+  /** How long the workflow stream drops a re-published `Nats-Msg-Id`. */
+  duplicateWindowMs: number;
+  /** How long envelopes stay in the workflow stream (the audit trail). */
+  workflowRetentionMs: number;
+  /** How long dead letters stay. */
+  deadLetterRetentionMs: number;
+  /** Replicas of streams and buckets: 1 on one server, 3 on a three-node cluster. */
+  replicas: number;
+  /** Milliseconds a JetStream API call or request may take before it fails. */
+  requestTimeoutMs: number;
+}
+
+const DAY = 24 * 60 * 60 * 1000;
+
+export function defaultBusOptions(): BusOptions {
+  return {
+    servers: ['nats://127.0.0.1:4222'],
+    name: 'chorus',
+    workflowStream: 'CHORUS_WF',
+    deadLetterStream: 'CHORUS_DLQ',
+    duplicateWindowMs: 2 * 60 * 1000,
+    workflowRetentionMs: 7 * DAY,
+    deadLetterRetentionMs: 30 * DAY,
+    replicas: 1,
+    requestTimeoutMs: 5000,
+  };
+}
+
+/** Options for one agent's durable consumer. */
+export interface ConsumerOptions {
+  /** The agent; its replicas share one durable consumer per message type. */
+  agent: string;
+  /** Envelopes handled at once by this process. */
+  concurrency: number;
+  /** Deliveries of one envelope before it is given up (a failed step). */
+  maxDeliver: number;
+  /** Milliseconds the server waits for an ack before redelivering to another replica. */
+  ackWaitMs: number;
+  /** Delay before the n-th redelivery of a retryable failure: base * 2^(n-1), capped. */
+  retryBaseMs: number;
+  retryMaxMs: number;
+  /** Skip (ack without work) envelopes whose workflow deadline has passed. The hub does not. */
+  skipExpired: boolean;
+}
+
+export function defaultConsumerOptions(agent: string): ConsumerOptions {
+  return {
+    agent,
+    concurrency: 64,
+    maxDeliver: 5,
+    ackWaitMs: 30_000,
+    retryBaseMs: 200,
+    retryMaxMs: 5_000,
+    skipExpired: true,
+  };
+}

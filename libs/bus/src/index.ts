@@ -1,0 +1,14 @@
+export { BusErrorCodes, NoJetStreamError, NoRespondersError, RemoteError, RequestTimeoutError } from './bus.errors';
+export { defaultBusOptions, defaultConsumerOptions, type BusOptions, type ConsumerOptions } from './bus.options';
+export { ChorusClient, type ChorusClientOptions, type SubmitOptions, type SubmitQuery, type Submitted } from './chorus.client';
+export { DEAD_LETTER_REASONS, createDeadLetter, publishDeadLetter, type DeadLetter, type DeadLetterReason } from './dead-letter';
+export type { EnvelopeHandler, HandlerContext, HandlerResult, Outbound } from './handler.types';
+export { ChorusHeaders } from './headers';
+export { ALL_MESSAGE_TYPES, JetStreamConsumer, durableName, type ConsumerPattern } from './jetstream.consumer';
+export { JetStreamTransport, RethrowRpcFilter, createAgentApp, type AgentAppOptions } from './jetstream.transport';
+export { KeyValueStore, isRevisionConflict, type KeyValueStoreOptions, type StoredValue } from './kv.store';
+export { Bus, type PublishOptions, type PublishResult } from './nats.bus';
+export { NatsServerProcess, findNatsServerBinary, isPortOpen, type NatsServerOptions } from './nats-server.process';
+export { ProfileClient, startProfileService, type ProfileServiceDefinition } from './profile.service';
+export { requestReply, serveRequests, type Reply, type Responder } from './request-reply';
+export { readWorkflowHistory, type HistoryEntry } from './workflow.history';

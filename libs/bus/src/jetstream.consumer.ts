@@ -1,0 +1,244 @@
+import { AckPolicy, DeliverPolicy, type ConsumerConfig, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
+import {
+  ALL_WORKFLOW_SUBJECTS,
+  deriveEnvelope,
+  parseEnvelope,
+  toErrorDetails,
+  workflowFilter,
+  type Envelope,
+  type MessageType,
+} from '@chorus/envelope';
+import { createEnvelopeLogger, type Logger } from '@chorus/observability';
+import type { ConsumerOptions } from './bus.options';
+import { createDeadLetter, publishDeadLetter } from './dead-letter';
+import type { EnvelopeHandler, HandlerContext } from './handler.types';
+import { toOutbound } from './handler.types';
+import type { Bus } from './nats.bus';
+
+/** Every message type, for a consumer (the hub's) that sees the whole workflow stream. */
+export const ALL_MESSAGE_TYPES = '*';
+export type ConsumerPattern = MessageType | typeof ALL_MESSAGE_TYPES;
+
+/** The durable consumer name an agent's replicas share for one pattern. */
+export function durableName(agent: string, pattern: ConsumerPattern): string {
+  return `${agent}_${pattern === ALL_MESSAGE_TYPES ? 'all' : pattern}`;
+}
+
+/**
+ * One agent's loop over one durable consumer: parse → child logger → handle → publish what the
+ * handler returned → ack. Retryable failures are nak'ed with exponential backoff; a failure that
+ * cannot be retried (or has used its deliveries) is reported on the workflow as a `status_update`
+ * with status `error`, dead-lettered and terminated. Invalid envelopes are dead-lettered with
+ * their validation errors and never reach the handler.
+ */
+export class JetStreamConsumer {
+  private messages?: ConsumerMessages;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly shutdown = new AbortController();
+  private loop?: Promise<void>;
+  private waiter?: () => void;
+  readonly durable: string;
+
+  constructor(
+    private readonly bus: Bus,
+    private readonly pattern: ConsumerPattern,
+    private readonly options: ConsumerOptions,
+    private readonly handler: EnvelopeHandler,
+    private readonly log: Logger,
+  ) {
+    this.durable = durableName(options.agent, pattern);
+  }
+
+  async start(): Promise<void> {
+    await this.ensureConsumer();
+    const consumer = await this.bus.js.consumers.get(this.bus.options.workflowStream, this.durable);
+    this.messages = await consumer.consume({ max_messages: Math.max(8, this.options.concurrency) });
+    this.loop = this.run(this.messages);
+  }
+
+  /** Stops pulling, lets in-flight handlers finish (up to `graceMs`), then aborts them. */
+  async stop(graceMs = 5000): Promise<void> {
+    await this.messages?.close();
+    await this.loop;
+    const all = Promise.allSettled([...this.inFlight]);
+    const timer = setTimeout(() => this.shutdown.abort(new Error('shutting down')), graceMs);
+    await all;
+    clearTimeout(timer);
+  }
+
+  private async ensureConsumer(): Promise<void> {
+    const stream = this.bus.options.workflowStream;
+    const config: Partial<ConsumerConfig> & { durable_name: string } = {
+      durable_name: this.durable,
+      filter_subject:
+        this.pattern === ALL_MESSAGE_TYPES ? ALL_WORKFLOW_SUBJECTS : workflowFilter({ messageType: this.pattern }),
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: nanos(this.options.ackWaitMs),
+      max_deliver: this.options.maxDeliver,
+      max_ack_pending: Math.max(1000, this.options.concurrency * 4),
+    };
+    try {
+      const info = await this.bus.jsm.consumers.info(stream, this.durable);
+      const c = info.config;
+      if (c.filter_subject !== config.filter_subject || c.ack_wait !== config.ack_wait || c.max_deliver !== config.max_deliver) {
+        await this.bus.jsm.consumers.update(stream, this.durable, {
+          filter_subject: config.filter_subject,
+          ack_wait: config.ack_wait,
+          max_deliver: config.max_deliver,
+          max_ack_pending: config.max_ack_pending,
+        });
+      }
+    } catch (e) {
+      if (!/not found/i.test(String((e as Error).message))) throw e;
+      await this.bus.jsm.consumers.add(stream, config);
+    }
+  }
+
+  private async run(messages: ConsumerMessages): Promise<void> {
+    for await (const m of messages) {
+      while (this.inFlight.size >= this.options.concurrency) {
+        await new Promise<void>((resolve) => (this.waiter = resolve));
+      }
+      const p = this.process(m).finally(() => {
+        this.inFlight.delete(p);
+        const w = this.waiter;
+        this.waiter = undefined;
+        w?.();
+      });
+      this.inFlight.add(p);
+    }
+  }
+
+  private async process(m: JsMsg): Promise<void> {
+    const delivery = m.info.deliveryCount;
+    const parsed = parseEnvelope(m.data, { subject: m.subject });
+    if (!parsed.ok) {
+      await this.giveUp(m, () =>
+        publishDeadLetter(
+          this.bus,
+          createDeadLetter({
+            reason: 'invalid_envelope',
+            subject: m.subject,
+            streamSeq: m.seq,
+            consumer: this.durable,
+            data: m.data,
+            deliveries: delivery,
+            errors: [...parsed.error.errors],
+          }),
+        ),
+      );
+      this.log.warn({ subject: m.subject, stream_seq: m.seq, errors: parsed.error.errors }, 'invalid envelope dead-lettered');
+      return;
+    }
+    const envelope = parsed.value;
+    const log = createEnvelopeLogger(this.log, {
+      correlation_id: envelope.correlation_id,
+      causation_id: envelope.causation_id,
+      message_id: envelope.message_id,
+      message_type: envelope.message_type,
+      subject: m.subject,
+      agent: this.options.agent,
+    });
+    const deadline = new Date(envelope.deadline);
+    if (this.options.skipExpired && deadline.getTime() <= Date.now()) {
+      log.info({ deadline: envelope.deadline }, 'workflow deadline has passed; not starting work');
+      m.ack();
+      return;
+    }
+
+    const ctx = this.createContext(m, log, deadline, delivery);
+    try {
+      const outbound = toOutbound(await this.handler(envelope, ctx.context));
+      await Promise.all(
+        outbound.map(({ envelope: out, part }) => {
+          out.attempt = delivery;
+          return this.bus.publish(out, { part });
+        }),
+      );
+      m.ack();
+    } catch (error) {
+      await this.onHandlerError(m, envelope, error, log, delivery);
+    } finally {
+      ctx.dispose();
+    }
+  }
+
+  private createContext(m: JsMsg, log: Logger, deadline: Date, delivery: number) {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new Error('workflow deadline passed')), Math.max(0, deadline.getTime() - Date.now()));
+    const onShutdown = () => controller.abort(this.shutdown.signal.reason);
+    this.shutdown.signal.addEventListener('abort', onShutdown, { once: true });
+    const context: HandlerContext = {
+      log,
+      deadline,
+      signal: controller.signal,
+      subject: m.subject,
+      delivery,
+      working: () => m.working(),
+    };
+    return {
+      context,
+      dispose: () => {
+        clearTimeout(timer);
+        this.shutdown.signal.removeEventListener('abort', onShutdown);
+      },
+    };
+  }
+
+  private async onHandlerError(m: JsMsg, envelope: Envelope, error: unknown, log: Logger, delivery: number): Promise<void> {
+    const details = toErrorDetails(error);
+    if (details.retry_possible && delivery < this.options.maxDeliver) {
+      const delay = this.backoff(delivery);
+      log.warn({ err: error, delivery, retry_in_ms: delay }, 'step failed; will retry');
+      m.nak(delay);
+      return;
+    }
+    log.error({ err: error, delivery }, 'step failed; giving up');
+    await this.giveUp(m, async () => {
+      const report = deriveEnvelope(envelope, {
+        messageType: 'status_update',
+        agent: this.options.agent,
+        status: 'error',
+        errorDetails: details,
+        attempt: delivery,
+        payload: {
+          workflow_status: 'failed',
+          step: envelope.message_type,
+          reason: `${this.options.agent} failed handling ${envelope.message_type}: ${details.error_message}`,
+          error: details,
+        },
+      });
+      await this.bus.publish(report, { part: `failed-${envelope.message_type}` });
+      await publishDeadLetter(
+        this.bus,
+        createDeadLetter({
+          reason: 'step_failed',
+          subject: m.subject,
+          streamSeq: m.seq,
+          consumer: this.durable,
+          data: m.data,
+          deliveries: delivery,
+          error: details,
+        }),
+      );
+    });
+  }
+
+  /** Runs the reporting, then terminates the message; if reporting fails, retries it later. */
+  private async giveUp(m: JsMsg, report: () => Promise<void>): Promise<void> {
+    try {
+      await report();
+      m.term();
+    } catch (e) {
+      this.log.error({ err: e, subject: m.subject }, 'could not report a failed message; it will be redelivered');
+      m.nak(this.options.retryMaxMs);
+    }
+  }
+
+  private backoff(delivery: number): number {
+    const base = Math.min(this.options.retryMaxMs, this.options.retryBaseMs * 2 ** (delivery - 1));
+    return Math.round(base * (0.8 + Math.random() * 0.4));
+  }
+}

@@ -1,0 +1,83 @@
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { Kvm, type KV } from '@nats-io/kv';
+import type { Bus } from './nats.bus';
+import { readOrdered } from './ordered-read';
+
+export interface StoredValue<T> {
+  value: T;
+  revision: number;
+}
+
+export interface KeyValueStoreOptions {
+  /** Values kept per key (1 = latest only). */
+  history: number;
+  /** Bucket-wide age limit in ms; 0 keeps values until deleted. */
+  ttlMs: number;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** A JSON key-value bucket on JetStream, with revision-checked writes. */
+export class KeyValueStore<T> {
+  private constructor(
+    private readonly kv: KV,
+    private readonly js: JetStreamClient,
+    readonly bucket: string,
+  ) {}
+
+  static async open<T>(bus: Bus, bucket: string, options: KeyValueStoreOptions): Promise<KeyValueStore<T>> {
+    const kv = await new Kvm(bus.js).create(bucket, {
+      history: options.history,
+      ttl: options.ttlMs,
+      replicas: bus.options.replicas,
+    });
+    return new KeyValueStore<T>(kv, bus.js, bucket);
+  }
+
+  async get(key: string): Promise<StoredValue<T> | null> {
+    const entry = await this.kv.get(key);
+    if (!entry || entry.operation !== 'PUT' || entry.length === 0) return null;
+    return { value: JSON.parse(decoder.decode(entry.value)) as T, revision: entry.revision };
+  }
+
+  /** Writes only if the key does not exist; throws when it does. */
+  create(key: string, value: T): Promise<number> {
+    return this.kv.create(key, encoder.encode(JSON.stringify(value)));
+  }
+
+  /** Writes only if the stored revision is still `revision`; throws on a concurrent change. */
+  update(key: string, value: T, revision: number): Promise<number> {
+    return this.kv.update(key, encoder.encode(JSON.stringify(value)), revision);
+  }
+
+  put(key: string, value: T): Promise<number> {
+    return this.kv.put(key, encoder.encode(JSON.stringify(value)));
+  }
+
+  delete(key: string): Promise<void> {
+    return this.kv.delete(key);
+  }
+
+  /** Keys matching a subject-style filter (`*` one token, `>` the rest). */
+  async keys(filter = '>'): Promise<string[]> {
+    const out: string[] = [];
+    for await (const k of await this.kv.keys(filter)) out.push(k);
+    return out;
+  }
+
+  /** Every live entry whose key matches `filter`, streamed from one ordered consumer. */
+  async *entries(filter = '>'): AsyncGenerator<{ key: string } & StoredValue<T>> {
+    const prefix = `$KV.${this.bucket}.`;
+    for await (const m of readOrdered(this.js, `KV_${this.bucket}`, `${prefix}${filter}`, { lastPerSubject: true })) {
+      const op = m.headers?.get('KV-Operation');
+      if (op === 'DEL' || op === 'PURGE' || m.data.length === 0) continue;
+      yield { key: m.subject.substring(prefix.length), value: JSON.parse(decoder.decode(m.data)) as T, revision: m.seq };
+    }
+  }
+}
+
+/** True when a create/update failed because the key changed (or exists) meanwhile. */
+export function isRevisionConflict(e: unknown): boolean {
+  return /wrong last sequence|key exists/i.test(String((e as Error)?.message ?? e));
+}

@@ -1,0 +1,165 @@
+import {
+  DiscardPolicy,
+  RetentionPolicy,
+  StorageType,
+  jetstream,
+  jetstreamManager,
+  type JetStreamClient,
+  type JetStreamManager,
+  type StreamConfig,
+} from '@nats-io/jetstream';
+import { connect, headers as natsHeaders, nanos, type NatsConnection } from '@nats-io/transport-node';
+import {
+  ALL_DEAD_LETTER_SUBJECTS,
+  ALL_WORKFLOW_SUBJECTS,
+  idempotencyKey,
+  workflowSubject,
+  type Envelope,
+} from '@chorus/envelope';
+import type { Logger } from '@chorus/observability';
+import type { BusOptions } from './bus.options';
+import { NoJetStreamError } from './bus.errors';
+import { ChorusHeaders } from './headers';
+
+export interface PublishOptions {
+  /** Distinguishes several messages of one type from one agent in one workflow. */
+  part?: string;
+}
+
+export interface PublishResult {
+  /** Stream sequence of the stored message. */
+  seq: number;
+  /** True when the stream dropped it as a re-publish of the same idempotency key. */
+  duplicate: boolean;
+  idempotencyKey: string;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * A connection to NATS with JetStream, and the only place that knows how Chorus lays out its
+ * streams. Built fully by {@link Bus.connect}, then handed to whoever needs it.
+ */
+export class Bus {
+  private constructor(
+    readonly nc: NatsConnection,
+    readonly js: JetStreamClient,
+    readonly jsm: JetStreamManager,
+    readonly options: BusOptions,
+    readonly log: Logger,
+  ) {}
+
+  static async connect(options: BusOptions, log: Logger): Promise<Bus> {
+    const nc = await connect({
+      servers: options.servers,
+      name: options.name,
+      user: options.user,
+      pass: options.pass,
+      token: options.token,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+      timeout: options.requestTimeoutMs,
+    });
+    let jsm: JetStreamManager;
+    try {
+      jsm = await jetstreamManager(nc, { timeout: options.requestTimeoutMs });
+    } catch (e) {
+      await nc.close();
+      throw new NoJetStreamError(options.servers, e);
+    }
+    const js = jetstream(nc, { timeout: options.requestTimeoutMs });
+    const bus = new Bus(nc, js, jsm, options, log);
+    bus.watchStatus();
+    return bus;
+  }
+
+  /** Creates the workflow and dead-letter streams, or brings their settings up to date. */
+  async ensureTopology(): Promise<void> {
+    await this.ensureStream({
+      name: this.options.workflowStream,
+      subjects: [ALL_WORKFLOW_SUBJECTS],
+      duplicate_window: nanos(this.options.duplicateWindowMs),
+      max_age: nanos(this.options.workflowRetentionMs),
+    });
+    await this.ensureStream({
+      name: this.options.deadLetterStream,
+      subjects: [ALL_DEAD_LETTER_SUBJECTS],
+      duplicate_window: nanos(this.options.duplicateWindowMs),
+      max_age: nanos(this.options.deadLetterRetentionMs),
+    });
+  }
+
+  private async ensureStream(config: Pick<StreamConfig, 'name' | 'subjects' | 'duplicate_window' | 'max_age'>): Promise<void> {
+    const full: Partial<StreamConfig> & { name: string } = {
+      ...config,
+      storage: StorageType.File,
+      retention: RetentionPolicy.Limits,
+      discard: DiscardPolicy.Old,
+      num_replicas: this.options.replicas,
+      allow_direct: true,
+    };
+    try {
+      const info = await this.jsm.streams.info(config.name);
+      const c = info.config;
+      if (c.duplicate_window !== full.duplicate_window || c.max_age !== full.max_age) {
+        await this.jsm.streams.update(config.name, { ...c, duplicate_window: full.duplicate_window, max_age: full.max_age });
+      }
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+      try {
+        await this.jsm.streams.add(full);
+      } catch (addError) {
+        // Another process created it between our look-up and our add.
+        if (!/already in use/i.test(String((addError as Error).message))) throw addError;
+      }
+    }
+  }
+
+  /**
+   * Publishes an envelope on its workflow subject with `Nats-Msg-Id` = its idempotency key and
+   * its ids and trace context mirrored in headers; resolves once the stream has stored it.
+   */
+  async publish(envelope: Envelope, options: PublishOptions = {}): Promise<PublishResult> {
+    const key = idempotencyKey(envelope.correlation_id, envelope.message_type, envelope.agent, options.part);
+    const subject = workflowSubject(envelope.tenant_id, envelope.message_type, envelope.correlation_id);
+    const h = natsHeaders();
+    h.set(ChorusHeaders.CorrelationId, envelope.correlation_id);
+    h.set(ChorusHeaders.MessageId, envelope.message_id);
+    if (envelope.causation_id) h.set(ChorusHeaders.CausationId, envelope.causation_id);
+    h.set(ChorusHeaders.MessageType, envelope.message_type);
+    h.set(ChorusHeaders.Agent, envelope.agent);
+    if (envelope.traceparent) h.set(ChorusHeaders.Traceparent, envelope.traceparent);
+    const ack = await this.js.publish(subject, encoder.encode(JSON.stringify(envelope)), { msgID: key, headers: h });
+    return { seq: ack.seq, duplicate: ack.duplicate, idempotencyKey: key };
+  }
+
+  /** Resolves when the connection closes; rejects with the reason if it closed on an error. */
+  closed(): Promise<void | Error> {
+    return this.nc.closed();
+  }
+
+  /** Drains subscriptions and pending publishes, then closes. */
+  async close(): Promise<void> {
+    if (this.nc.isClosed()) return;
+    try {
+      await this.nc.drain();
+    } catch (e) {
+      this.log.warn({ err: e }, 'drain failed; closing');
+      await this.nc.close();
+    }
+  }
+
+  private watchStatus(): void {
+    void (async () => {
+      for await (const s of this.nc.status()) {
+        if (s.type === 'disconnect' || s.type === 'reconnect' || s.type === 'error') {
+          this.log.warn({ nats_status: s.type, server: 'server' in s ? s.server : undefined }, `nats ${s.type}`);
+        }
+      }
+    })().catch(() => undefined);
+  }
+}
+
+function isNotFound(e: unknown): boolean {
+  return /not found/i.test(String((e as Error)?.message ?? e));
+}

@@ -1,0 +1,97 @@
+import { Svcm, ServiceErrorCodeHeader, ServiceErrorHeader, type Service } from '@nats-io/services';
+import {
+  profileSubject,
+  type ProfileDocumentsReply,
+  type ProfileDocumentsRequest,
+  type ProfileSearchReply,
+  type ProfileSearchRequest,
+} from '@chorus/envelope';
+import type { Logger } from '@chorus/observability';
+import type { Bus } from './nats.bus';
+import { RemoteError } from './bus.errors';
+import { toRequestError } from './request-reply';
+
+export interface ProfileServiceDefinition {
+  /** Profile name; also the NATS service name. */
+  name: string;
+  version: string;
+  description: string;
+  /** Shown by `$SRV.INFO` (corpus, document count, analyzer, …). */
+  metadata: Record<string, string>;
+  search(request: ProfileSearchRequest): Promise<ProfileSearchReply> | ProfileSearchReply;
+  documents(request: ProfileDocumentsRequest): Promise<ProfileDocumentsReply> | ProfileDocumentsReply;
+}
+
+/** The queue group every replica of a profile joins, so each request is served once. */
+const PROFILE_QUEUE = 'chorus-profile';
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * Registers a profile as a NATS service (`@nats-io/services`): discovery, health and stats through
+ * `$SRV.PING|INFO|STATS.<name>`, and two endpoints, `search` and `documents`, whose replicas share
+ * a queue group.
+ */
+export async function startProfileService(bus: Bus, def: ProfileServiceDefinition, log: Logger): Promise<Service> {
+  const service = await new Svcm(bus.nc).add({
+    name: def.name,
+    version: def.version,
+    description: def.description,
+    metadata: def.metadata,
+    queue: PROFILE_QUEUE,
+  });
+  const endpoint = <Req>(name: 'search' | 'documents', handle: (req: Req) => unknown) => {
+    service.addEndpoint(name, {
+      subject: profileSubject(def.name, name),
+      handler: (err, msg) => {
+        if (err) {
+          log.error({ err, profile: def.name, endpoint: name }, 'profile endpoint failed');
+          return;
+        }
+        void (async () => {
+          try {
+            const request = JSON.parse(decoder.decode(msg.data)) as Req;
+            msg.respond(encoder.encode(JSON.stringify(await handle(request))));
+          } catch (e) {
+            const code = e instanceof SyntaxError ? 400 : 500;
+            if (code === 500) log.error({ err: e, profile: def.name, endpoint: name }, 'profile request failed');
+            msg.respondError(code, (e as Error).message ?? String(e));
+          }
+        })();
+      },
+    });
+  };
+  endpoint<ProfileSearchRequest>('search', (r) => def.search(r));
+  endpoint<ProfileDocumentsRequest>('documents', (r) => def.documents(r));
+  return service;
+}
+
+/** Calls profile services by name. */
+export class ProfileClient {
+  constructor(private readonly bus: Bus) {}
+
+  search(profile: string, request: ProfileSearchRequest, timeoutMs: number, signal?: AbortSignal): Promise<ProfileSearchReply> {
+    return this.call(profileSubject(profile, 'search'), request, timeoutMs, signal);
+  }
+
+  documents(profile: string, request: ProfileDocumentsRequest, timeoutMs: number, signal?: AbortSignal): Promise<ProfileDocumentsReply> {
+    return this.call(profileSubject(profile, 'documents'), request, timeoutMs, signal);
+  }
+
+  private async call<T>(subject: string, body: unknown, timeoutMs: number, signal?: AbortSignal): Promise<T> {
+    let msg;
+    try {
+      signal?.throwIfAborted();
+      msg = await this.bus.nc.request(subject, encoder.encode(JSON.stringify(body)), { timeout: Math.max(1, timeoutMs) });
+    } catch (e) {
+      throw toRequestError(e, subject, timeoutMs);
+    }
+    const errorText = msg.headers?.get(ServiceErrorHeader);
+    if (errorText) {
+      const code = msg.headers?.get(ServiceErrorCodeHeader) ?? '500';
+      throw new RemoteError(subject, `PROFILE_ERROR_${code}`, errorText, code.startsWith('5'));
+    }
+    return JSON.parse(decoder.decode(msg.data)) as T;
+  }
+}
+

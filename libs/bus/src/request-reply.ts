@@ -1,0 +1,78 @@
+import { NoRespondersError as NatsNoResponders, TimeoutError as NatsTimeout, RequestError, type Subscription } from '@nats-io/transport-node';
+import { ChorusError, toErrorDetails } from '@chorus/envelope';
+import type { Logger } from '@chorus/observability';
+import type { Bus } from './nats.bus';
+import { NoRespondersError, RemoteError, RequestTimeoutError } from './bus.errors';
+
+/** The reply of every Chorus request/reply endpoint. */
+export type Reply<T> = { ok: true; data: T } | { ok: false; error: { code: string; message: string; retryable: boolean } };
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export interface Responder {
+  stop(): Promise<void>;
+}
+
+/**
+ * Answers JSON requests on `subject` in queue group `queue` (replicas share the load). A thrown
+ * error becomes an `{ok:false, error}` reply; malformed JSON gets a BAD_REQUEST reply.
+ */
+export function serveRequests<T>(
+  bus: Bus,
+  subject: string,
+  queue: string,
+  log: Logger,
+  handle: (request: unknown) => Promise<T>,
+): Responder {
+  const sub: Subscription = bus.nc.subscribe(subject, {
+    queue,
+    callback: (err, msg) => {
+      if (err) {
+        log.error({ err, subject }, 'request subscription failed');
+        return;
+      }
+      void (async () => {
+        let reply: Reply<T>;
+        try {
+          const body = msg.data.length === 0 ? {} : JSON.parse(decoder.decode(msg.data));
+          reply = { ok: true, data: await handle(body) };
+        } catch (e) {
+          const d = e instanceof SyntaxError
+            ? { error_type: 'BAD_REQUEST', error_message: `request is not valid JSON: ${e.message}`, retry_possible: false }
+            : toErrorDetails(e);
+          if (!(e instanceof ChorusError) && !(e instanceof SyntaxError)) log.error({ err: e, subject }, 'request handler failed');
+          reply = { ok: false, error: { code: d.error_type, message: d.error_message, retryable: d.retry_possible } };
+        }
+        if (msg.reply) msg.respond(encoder.encode(JSON.stringify(reply)));
+      })();
+    },
+  });
+  return {
+    stop: async () => {
+      await sub.drain();
+    },
+  };
+}
+
+/** Sends a JSON request and returns the reply's data, or throws a typed error. */
+export async function requestReply<T>(bus: Bus, subject: string, body: unknown, timeoutMs: number): Promise<T> {
+  let raw: Uint8Array;
+  try {
+    const msg = await bus.nc.request(subject, encoder.encode(JSON.stringify(body)), { timeout: timeoutMs });
+    raw = msg.data;
+  } catch (e) {
+    throw toRequestError(e, subject, timeoutMs);
+  }
+  const reply = JSON.parse(decoder.decode(raw)) as Reply<T>;
+  if (!reply.ok) throw new RemoteError(subject, reply.error.code, reply.error.message, reply.error.retryable);
+  return reply.data;
+}
+
+/** Maps the client's request errors onto Chorus errors (both are retryable). */
+export function toRequestError(e: unknown, subject: string, timeoutMs: number): Error {
+  const cause = e instanceof RequestError && e.cause ? e.cause : e;
+  if (cause instanceof NatsNoResponders || (e instanceof RequestError && e.isNoResponders())) return new NoRespondersError(subject);
+  if (cause instanceof NatsTimeout) return new RequestTimeoutError(subject, timeoutMs);
+  return e as Error;
+}

@@ -1,0 +1,120 @@
+import { createEnvelope, deriveEnvelope, parseEnvelope, StepFailedError, workflowSubject, type Envelope } from '@chorus/envelope';
+import { createRootLogger } from '@chorus/observability';
+import { startNats, waitFor, type NatsHandle } from '@chorus/testing';
+import { Bus, JetStreamConsumer, defaultBusOptions, defaultConsumerOptions, type DeadLetter } from '@chorus/bus';
+
+const log = createRootLogger({ name: 'test', level: 'silent' });
+
+function queryEnvelope(correlationId: string): Envelope<'query'> {
+  return createEnvelope({
+    messageType: 'query',
+    correlationId,
+    tenantId: 'acme',
+    agent: 'ingress',
+    deadline: new Date(Date.now() + 30_000),
+    payload: { query: 'hello', top_k: 5, require_all: false },
+  });
+}
+
+describe('JetStreamConsumer', () => {
+  let nats: NatsHandle;
+  let bus: Bus;
+
+  beforeAll(async () => {
+    nats = await startNats();
+    bus = await Bus.connect({ ...defaultBusOptions(), servers: [nats.url], name: 'test' }, log);
+    await bus.ensureTopology();
+  });
+  afterAll(async () => {
+    await bus?.close();
+    await nats?.stop();
+  });
+
+  async function collect(filter: string): Promise<{ items: unknown[]; stop: () => void }> {
+    const items: unknown[] = [];
+    const sub = bus.nc.subscribe(filter, { callback: (_e, m) => items.push(JSON.parse(m.string())) });
+    await bus.nc.flush();
+    return { items, stop: () => sub.unsubscribe() };
+  }
+
+  it('JetStreamConsumer - publishes what the handler returns with the same correlation id, then acks', async () => {
+    const outputs = await collect('chorus.wf.acme.classification_result.*');
+    const consumer = new JetStreamConsumer(bus, 'query', defaultConsumerOptions('echo'), async (env) =>
+      deriveEnvelope(env, {
+        messageType: 'classification_result',
+        agent: 'echo',
+        payload: {
+          request: env.payload as never,
+          search_text: 'hello',
+          intent: 'lookup',
+          entities: [],
+          modality: 'keyword',
+          complexity: 'simple',
+          confidence: 0.5,
+          explicit_profiles: [],
+          signals: [],
+        },
+      }),
+    log);
+    await consumer.start();
+    const input = queryEnvelope('wf-echo-1');
+    await bus.publish(input);
+    await waitFor(() => outputs.items.length === 1, { what: 'one output' });
+    const out = parseEnvelope(outputs.items[0]);
+    expect(out.ok).toBe(true);
+    if (out.ok) {
+      expect(out.value.correlation_id).toBe('wf-echo-1');
+      expect(out.value.causation_id).toBe(input.message_id);
+    }
+    const info = await bus.jsm.consumers.info('CHORUS_WF', consumer.durable);
+    await waitFor(async () => (await bus.jsm.consumers.info('CHORUS_WF', consumer.durable)).num_ack_pending === 0);
+    expect(info.config.durable_name).toBe('echo_query');
+    await consumer.stop();
+    outputs.stop();
+  });
+
+  it('JetStreamConsumer - dead-letters an invalid envelope with every invalid field and keeps serving', async () => {
+    const letters = await collect('chorus.dlq.>');
+    const handled: string[] = [];
+    const consumer = new JetStreamConsumer(bus, 'query', defaultConsumerOptions('dlq-test'), async (env) => {
+      handled.push(env.correlation_id);
+    }, log);
+    await consumer.start();
+    await bus.js.publish(workflowSubject('acme', 'query', 'wf-bad-1'), JSON.stringify({ message_type: 'query', payload: { query: '' } }));
+    await bus.publish(queryEnvelope('wf-good-1'));
+    await waitFor(() => handled.includes('wf-good-1') && letters.items.length >= 1, { what: 'good handled and bad dead-lettered' });
+    const letter = letters.items[0] as DeadLetter;
+    expect(letter.reason).toBe('invalid_envelope');
+    expect(letter.correlation_id).toBe('wf-bad-1');
+    expect(letter.errors.map((e) => e.field)).toEqual(expect.arrayContaining(['message_id', 'tenant_id', 'payload.query']));
+    expect(handled).not.toContain('wf-bad-1');
+    await consumer.stop();
+    letters.stop();
+  });
+
+  it('JetStreamConsumer - retries a retryable error with backoff, then reports the failure on the workflow', async () => {
+    const reports = await collect('chorus.wf.acme.status_update.*');
+    let calls = 0;
+    const consumer = new JetStreamConsumer(
+      bus,
+      'query',
+      { ...defaultConsumerOptions('flaky'), maxDeliver: 3, retryBaseMs: 20 },
+      async (env) => {
+        if (env.correlation_id === 'wf-flaky-1') calls += 1;
+        throw new StepFailedError('BACKEND_DOWN', 'backend down', { retryable: true });
+      },
+      log,
+    );
+    await consumer.start();
+    await bus.publish(queryEnvelope('wf-flaky-1'));
+    await waitFor(() => reports.items.some((r) => (r as Envelope).correlation_id === 'wf-flaky-1'), { what: 'a failure report' });
+    expect(calls).toBe(3);
+    const report = reports.items.find((r) => (r as Envelope).correlation_id === 'wf-flaky-1') as Envelope<'status_update'>;
+    expect(report.status).toBe('error');
+    expect(report.agent).toBe('flaky');
+    expect(report.error_details?.error_type).toBe('BACKEND_DOWN');
+    expect(report.payload.step).toBe('query');
+    await consumer.stop();
+    reports.stop();
+  });
+});

@@ -1,0 +1,43 @@
+import { createHmac } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
+import { SESSION_ID_PATTERN } from './patterns';
+
+/** How the edge mints a correlation id for a new workflow. */
+export type CorrelationStrategy = 'uuidv7' | 'session';
+
+export interface CorrelationIdInput {
+  query: string;
+  session_id?: string | null;
+}
+
+export interface CorrelationIdOptions {
+  strategy: CorrelationStrategy;
+  /**
+   * Key of the HMAC over the query text in the session strategy. The query hash in a correlation id
+   * is keyed, so an id does not reveal a hash of the user's text that anyone could recompute.
+   * Every replica of the edge that should collapse the same submissions needs the same secret.
+   */
+  secret: string;
+  /** Clock, for tests. */
+  now?: () => number;
+}
+
+export function newMessageId(): string {
+  return uuidv7();
+}
+
+/**
+ * Mints a correlation id. `uuidv7` (the default) is unique per submission. `session` is
+ * `{session_id}_{query_hash8}_{unix_seconds}`: identical submissions of one session within the same
+ * second get the same id, so they collapse into one workflow. Without a session id it falls back
+ * to uuidv7.
+ */
+export function createCorrelationId(input: CorrelationIdInput, options: CorrelationIdOptions): string {
+  if (options.strategy === 'uuidv7' || !input.session_id) return uuidv7();
+  if (!SESSION_ID_PATTERN.test(input.session_id)) {
+    throw new RangeError(`session_id must match ${SESSION_ID_PATTERN.source}`);
+  }
+  const seconds = Math.floor((options.now ?? Date.now)() / 1000);
+  const hash8 = createHmac('sha256', options.secret).update(input.query.trim()).digest('hex').slice(0, 8);
+  return `${input.session_id}_${hash8}_${seconds}`;
+}

@@ -1,0 +1,84 @@
+import { plainToInstance } from 'class-transformer';
+import { validateSync, type ValidationError } from 'class-validator';
+import { Envelope } from './envelope';
+import { InvalidEnvelopeError, type FieldError } from './errors';
+import { isMessageType } from './message-type';
+import { PAYLOAD_CLASSES } from './payloads';
+import { parseWorkflowSubject } from './subjects';
+
+export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: InvalidEnvelopeError };
+
+export interface ParseEnvelopeOptions {
+  /** The subject it arrived on: its tenant, message type and correlation id must match the body. */
+  subject?: string;
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The only door from bytes (or an already-decoded JSON value) to a typed envelope. Checks the
+ * envelope, the payload for its message type and, when given, the subject; reports every invalid
+ * field at once.
+ */
+export function parseEnvelope(input: unknown, options: ParseEnvelopeOptions = {}): ParseResult<Envelope> {
+  let value: unknown = input;
+  if (input instanceof Uint8Array || typeof input === 'string') {
+    try {
+      value = JSON.parse(typeof input === 'string' ? input : decoder.decode(input));
+    } catch (e) {
+      return invalid([{ field: '$', messages: [`body is not valid UTF-8 JSON: ${(e as Error).message}`] }]);
+    }
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return invalid([{ field: '$', messages: ['envelope must be a JSON object'] }]);
+  }
+
+  const envelope = plainToInstance(Envelope, value);
+  const errors = flattenValidationErrors(validateSync(envelope));
+  const raw = value as Record<string, unknown>;
+  if (isMessageType(raw.message_type) && isPlainObject(raw.payload)) {
+    const payload = plainToInstance(PAYLOAD_CLASSES[raw.message_type] as new () => object, raw.payload);
+    errors.push(...flattenValidationErrors(validateSync(payload), 'payload'));
+    (envelope as { payload: unknown }).payload = payload;
+  }
+  if (options.subject !== undefined) errors.push(...checkSubject(raw, options.subject));
+  return errors.length > 0 ? invalid(errors) : { ok: true, value: envelope };
+}
+
+function checkSubject(raw: Record<string, unknown>, subject: string): FieldError[] {
+  const parts = parseWorkflowSubject(subject);
+  if (!parts) return [{ field: '$subject', messages: [`${subject} is not a valid workflow subject`] }];
+  const errors: FieldError[] = [];
+  const expect = (field: string, token: string) => {
+    if (raw[field] !== token) errors.push({ field, messages: [`${field} does not match the subject token "${token}"`] });
+  };
+  expect('tenant_id', parts.tenantId);
+  expect('message_type', parts.messageType);
+  expect('correlation_id', parts.correlationId);
+  return errors;
+}
+
+/** Turns class-validator's error tree into one entry per invalid field, with dotted paths. */
+export function flattenValidationErrors(errors: ValidationError[], prefix = ''): FieldError[] {
+  const out: FieldError[] = [];
+  const walk = (list: ValidationError[], path: string) => {
+    for (const error of list) {
+      const field = path ? `${path}.${error.property}` : error.property;
+      // A missing field breaks every rule on it; "is required" says it once and plainly.
+      if (error.constraints) {
+        out.push({ field, messages: error.value === undefined ? [`${field} is required`] : Object.values(error.constraints) });
+      }
+      if (error.children?.length) walk(error.children, field);
+    }
+  };
+  walk(errors, prefix);
+  return out;
+}
+
+function invalid(errors: FieldError[]): ParseResult<Envelope> {
+  return { ok: false, error: new InvalidEnvelopeError(errors) };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,14 @@
+/** Token rules shared by the envelope validator, the HTTP DTOs and the subject builders. */
+export const CORRELATION_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+export const TENANT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+export const AGENT_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,62}$/;
+export const PROFILE_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
+export const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+/** W3C trace-context `traceparent`, version 00. */
+export const TRACEPARENT_PATTERN = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+export const DEFAULT_TENANT = 'default';
+export const SCHEMA_VERSION = 1;
+/** Limits on a query, enforced at the edge and again on the bus. */
+export const MAX_QUERY_CHARS = 4000;
+export const MAX_TOP_K = 100;

@@ -1,0 +1,49 @@
+import {
+  ArrayMaxSize,
+  ArrayUnique,
+  IsArray,
+  IsBoolean,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
+import { MAX_QUERY_CHARS, MAX_TOP_K, PROFILE_NAME_PATTERN, SESSION_ID_PATTERN } from '../patterns';
+
+/** `query`: what a caller asked. Published by the ingress, the CLI or any NATS client. */
+export class QueryPayload {
+  /** The question or keywords, as typed. `profile:<name>` tokens select profiles explicitly. */
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(MAX_QUERY_CHARS)
+  @Matches(/\S/, { message: 'query must contain a non-space character' })
+  query!: string;
+
+  /** The caller's session, when it has one; used by the session correlation-id strategy. */
+  @IsOptional()
+  @IsString()
+  @Matches(SESSION_ID_PATTERN, { message: 'session_id must match [A-Za-z0-9_-]{1,64}' })
+  session_id?: string | null;
+
+  /** Profiles the caller asks for by name; absent or empty lets the planner choose. */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(8)
+  @ArrayUnique()
+  @Matches(PROFILE_NAME_PATTERN, { each: true, message: 'each profile must match [a-z][a-z0-9_-]{0,31}' })
+  profiles?: string[] | null;
+
+  /** How many ranked results the response should carry. */
+  @IsInt()
+  @Min(1)
+  @Max(MAX_TOP_K)
+  top_k!: number;
+
+  /** When true, a result missing any planned profile fails the workflow instead of degrading it. */
+  @IsBoolean()
+  require_all!: boolean;
+}

@@ -1,0 +1,79 @@
+import { isMessageType, type MessageType } from './message-type';
+import { CORRELATION_ID_PATTERN, PROFILE_NAME_PATTERN, TENANT_ID_PATTERN } from './patterns';
+
+/**
+ * Every NATS subject Chorus uses is built here; no call site spells one.
+ *
+ * - workflow envelopes: `chorus.wf.<tenant>.<message_type>.<correlation_id>` (one JetStream stream)
+ * - dead letters: `chorus.dlq.<tenant>.<message_type>`
+ * - profile services: `chorus.profile.<profile>.<endpoint>`
+ * - hub queries (request/reply): `chorus.hub.<query>`
+ */
+export const WORKFLOW_PREFIX = 'chorus.wf';
+export const DEAD_LETTER_PREFIX = 'chorus.dlq';
+export const ALL_WORKFLOW_SUBJECTS = `${WORKFLOW_PREFIX}.>`;
+export const ALL_DEAD_LETTER_SUBJECTS = `${DEAD_LETTER_PREFIX}.>`;
+
+/** Subject tokens that are not valid are replaced by this in dead-letter subjects. */
+export const INVALID_TOKEN = '_invalid';
+
+export function workflowSubject(tenantId: string, messageType: MessageType, correlationId: string): string {
+  assertToken('tenant_id', tenantId, TENANT_ID_PATTERN);
+  assertToken('correlation_id', correlationId, CORRELATION_ID_PATTERN);
+  return `${WORKFLOW_PREFIX}.${tenantId}.${messageType}.${correlationId}`;
+}
+
+/** A subscription filter over workflow subjects; an omitted part matches any token. */
+export function workflowFilter(parts: { tenantId?: string; messageType?: MessageType; correlationId?: string }): string {
+  if (parts.tenantId) assertToken('tenant_id', parts.tenantId, TENANT_ID_PATTERN);
+  if (parts.correlationId) assertToken('correlation_id', parts.correlationId, CORRELATION_ID_PATTERN);
+  return `${WORKFLOW_PREFIX}.${parts.tenantId ?? '*'}.${parts.messageType ?? '*'}.${parts.correlationId ?? '*'}`;
+}
+
+export interface WorkflowSubjectParts {
+  tenantId: string;
+  messageType: MessageType;
+  correlationId: string;
+}
+
+/** The parts of a workflow subject, or null when it is not one (or a token is invalid). */
+export function parseWorkflowSubject(subject: string): WorkflowSubjectParts | null {
+  const tokens = subject.split('.');
+  if (tokens.length !== 5 || `${tokens[0]}.${tokens[1]}` !== WORKFLOW_PREFIX) return null;
+  const [, , tenantId, messageType, correlationId] = tokens;
+  if (!TENANT_ID_PATTERN.test(tenantId) || !isMessageType(messageType) || !CORRELATION_ID_PATTERN.test(correlationId)) {
+    return null;
+  }
+  return { tenantId, messageType, correlationId };
+}
+
+/**
+ * The dead-letter subject for a message that arrived on `sourceSubject`. Tokens are taken from
+ * the source subject (the body is not trusted) and replaced by `_invalid` when not valid.
+ */
+export function deadLetterSubject(sourceSubject: string): string {
+  const tokens = sourceSubject.split('.');
+  const tenant = tokens[2] && TENANT_ID_PATTERN.test(tokens[2]) ? tokens[2] : INVALID_TOKEN;
+  const type = tokens[3] && isMessageType(tokens[3]) ? tokens[3] : INVALID_TOKEN;
+  return `${DEAD_LETTER_PREFIX}.${tenant}.${type}`;
+}
+
+export const PROFILE_SUBJECT_PREFIX = 'chorus.profile';
+
+/** The subject of one endpoint (`search`, `documents`) of a profile service. */
+export function profileSubject(profile: string, endpoint: 'search' | 'documents'): string {
+  assertToken('profile', profile, PROFILE_NAME_PATTERN);
+  return `${PROFILE_SUBJECT_PREFIX}.${profile}.${endpoint}`;
+}
+
+/** Request/reply subjects the hub answers, in a queue group shared by its replicas. */
+export const HubSubjects = Object.freeze({
+  Workflow: 'chorus.hub.workflow',
+  History: 'chorus.hub.history',
+  List: 'chorus.hub.list',
+  Stats: 'chorus.hub.stats',
+} as const);
+
+function assertToken(name: string, value: string, pattern: RegExp): void {
+  if (!pattern.test(value)) throw new RangeError(`${name} is not a valid subject token: ${JSON.stringify(value)}`);
+}

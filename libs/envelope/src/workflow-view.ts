@@ -1,0 +1,99 @@
+import type { ErrorDetailsShape } from './errors';
+import type { MessageType, WorkflowStatus } from './message-type';
+import type { ResponsePayload } from './payloads/response.payload';
+import type { Degradation } from './payloads/tool-results.payload';
+
+/** One step of a workflow: one logical message (keyed by its idempotency key, not by agent). */
+export interface WorkflowStep {
+  /** The step's key: the idempotency key of the envelope that completed it. */
+  step: string;
+  agent: string;
+  message_type: MessageType;
+  /** The envelope's status: success, error or pending. */
+  status: string;
+  message_id: string;
+  causation_id: string | null;
+  /** When the step's input was published (the causing envelope's timestamp). */
+  started_at: string;
+  /** When the step's output was published. */
+  finished_at: string;
+  duration_ms: number;
+  attempt: number;
+}
+
+/** A failure recorded on a workflow. */
+export interface WorkflowError extends ErrorDetailsShape {
+  /** The agent that failed. */
+  agent: string;
+  /** The message type it was handling. */
+  step: string | null;
+  at: string;
+}
+
+/** The hub's view of a workflow: what `GET /v1/workflows/:id` returns. */
+export interface WorkflowView {
+  correlation_id: string;
+  tenant_id: string;
+  /** The query text, once the query envelope has been seen. */
+  query: string | null;
+  status: WorkflowStatus;
+  /** True on a workflow that completed without every lens it planned. */
+  degraded: boolean;
+  /** The missing lenses, when degraded. */
+  degradations: Degradation[];
+  started_at: string;
+  updated_at: string;
+  finished_at: string | null;
+  deadline: string;
+  agents_involved: string[];
+  steps: WorkflowStep[];
+  next_steps: string[];
+  errors: WorkflowError[];
+  /** Envelopes the hub received again and dropped. */
+  duplicates_dropped: number;
+  /** Envelopes that arrived after the workflow had finished; recorded, never applied. */
+  late_envelopes: number;
+  /** The response payload, once completed. */
+  result: ResponsePayload | null;
+}
+
+/** A row of `GET /v1/workflows`. */
+export interface WorkflowSummary {
+  correlation_id: string;
+  tenant_id: string;
+  query: string | null;
+  status: WorkflowStatus;
+  degraded: boolean;
+  started_at: string;
+  finished_at: string | null;
+  agents_involved: string[];
+  duplicates_dropped: number;
+}
+
+/** Requests the hub answers over request/reply. */
+export interface WorkflowRequest {
+  correlation_id: string;
+  /** Scope to a tenant; another tenant's workflow is not found. */
+  tenant_id?: string;
+}
+
+export interface HistoryReply {
+  correlation_id: string;
+  /** The workflow's envelopes in stream order. */
+  envelopes: unknown[];
+}
+
+export interface ListRequest {
+  tenant_id?: string;
+  status?: WorkflowStatus;
+  agent?: string;
+  since?: string;
+  until?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+export interface ListReply {
+  workflows: WorkflowSummary[];
+  next_cursor: string | null;
+}

@@ -1,0 +1,9 @@
+export {
+  createEnvelopeLogger,
+  createRootLogger,
+  defaultLoggerOptions,
+  type EnvelopeLogBindings,
+  type Logger,
+  type LoggerOptions,
+} from './logger';
+export { PinoNestLogger } from './nest-logger';
