@@ -18,6 +18,8 @@ const common = {
   transform: { '^.+\\.(t|j)s$': ['@swc/jest', swc] },
   transformIgnorePatterns: ['/node_modules/(?!(@nestjs|uuid|file-type|stemmer)/)'],
   moduleNameMapper: { '^@chorus/([a-z-]+)$': '<rootDir>/libs/$1/src' },
+  // Decorated contract classes need design-time metadata even when a spec imports them directly.
+  setupFiles: ['reflect-metadata'],
 };
 
 module.exports = {

@@ -12,6 +12,8 @@ export interface BusOptions {
   workflowStream: string;
   /** The dead-letter stream, capturing `chorus.dlq.>`. */
   deadLetterStream: string;
+  /** Notices of re-publishes the workflow stream dropped, capturing `chorus.dup.>`. */
+  duplicateStream: string;
   /** How long the workflow stream drops a re-published `Nats-Msg-Id`. */
   duplicateWindowMs: number;
   /** How long envelopes stay in the workflow stream (the audit trail). */
@@ -32,6 +34,7 @@ export function defaultBusOptions(): BusOptions {
     name: 'chorus',
     workflowStream: 'CHORUS_WF',
     deadLetterStream: 'CHORUS_DLQ',
+    duplicateStream: 'CHORUS_DUP',
     duplicateWindowMs: 2 * 60 * 1000,
     workflowRetentionMs: 7 * DAY,
     deadLetterRetentionMs: 30 * DAY,

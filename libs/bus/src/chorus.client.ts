@@ -1,5 +1,6 @@
 import {
   HubSubjects,
+  correlationIdForIdempotencyKey,
   createCorrelationId,
   createEnvelope,
   isTerminalStatus,
@@ -45,11 +46,13 @@ export interface Submitted {
   correlation_id: string;
   tenant_id: string;
   deadline: string;
-  /** True when the stream already had this workflow's query (same idempotency key). */
+  /** True when this workflow already existed (same idempotency key or session id); nothing new started. */
   duplicate: boolean;
 }
 
 export interface SubmitOptions {
+  /** The same key (per tenant) returns the same workflow instead of starting another. */
+  idempotencyKey?: string;
   /** A W3C traceparent to continue (from an HTTP request). */
   traceparent?: string | null;
   /** Called once the query is stored in the stream. */
@@ -65,16 +68,7 @@ export class ChorusClient {
 
   /** Builds the query envelope, checks it, and publishes it; resolves once the stream stored it. */
   async submit(request: SubmitQuery, options: SubmitOptions = {}): Promise<Submitted> {
-    const envelope = this.createQueryEnvelope(request, options.traceparent);
-    const ack = await this.bus.publish(envelope);
-    const submitted = {
-      correlation_id: envelope.correlation_id,
-      tenant_id: envelope.tenant_id,
-      deadline: envelope.deadline,
-      duplicate: ack.duplicate,
-    };
-    options.onSubmitted?.(submitted);
-    return submitted;
+    return (await this.publishQuery(request, options)).submitted;
   }
 
   /**
@@ -82,26 +76,49 @@ export class ChorusClient {
    * with the current (non-terminal) view if the hub reports nothing by the deadline plus grace.
    */
   async submitAndWait(request: SubmitQuery, options: SubmitOptions = {}): Promise<{ submitted: Submitted; workflow: WorkflowView | null }> {
-    const envelope = this.createQueryEnvelope(request, options.traceparent);
-    const terminal = this.waitForTerminal(envelope.tenant_id, envelope.correlation_id, new Date(envelope.deadline));
+    const { submitted, terminal } = await this.publishQuery(request, options, true);
     try {
-      const ack = await this.bus.publish(envelope);
-      const submitted = {
-        correlation_id: envelope.correlation_id,
-        tenant_id: envelope.tenant_id,
-        deadline: envelope.deadline,
-        duplicate: ack.duplicate,
-      };
-      options.onSubmitted?.(submitted);
-      if (ack.duplicate) {
-        // The same workflow was submitted before; it may have finished already.
-        const existing = await this.workflow(envelope.correlation_id, envelope.tenant_id);
+      if (submitted.duplicate) {
+        const existing = await this.workflow(submitted.correlation_id, submitted.tenant_id);
         if (existing && isTerminalStatus(existing.status)) return { submitted, workflow: existing };
       }
-      await terminal.done;
-      return { submitted, workflow: await this.workflow(envelope.correlation_id, envelope.tenant_id) };
+      const announced = await terminal?.done;
+      return { submitted, workflow: await this.settledWorkflow(submitted, announced ?? false) };
     } finally {
-      terminal.cancel();
+      terminal?.cancel();
+    }
+  }
+
+  /**
+   * With an idempotency key, a workflow the hub already knows is returned as it is (even after the
+   * stream's duplicate window); otherwise the query is published, and a re-publish inside the
+   * window is dropped by the stream.
+   */
+  private async publishQuery(request: SubmitQuery, options: SubmitOptions, watch = false) {
+    const envelope = this.createQueryEnvelope(request, options);
+    const submittedAs = (duplicate: boolean): Submitted => ({
+      correlation_id: envelope.correlation_id,
+      tenant_id: envelope.tenant_id,
+      deadline: envelope.deadline,
+      duplicate,
+    });
+    if (options.idempotencyKey) {
+      const existing = await this.workflow(envelope.correlation_id, envelope.tenant_id);
+      if (existing) {
+        const submitted = { ...submittedAs(true), deadline: existing.deadline };
+        options.onSubmitted?.(submitted);
+        return { submitted, terminal: undefined };
+      }
+    }
+    const terminal = watch ? this.waitForTerminal(envelope.tenant_id, envelope.correlation_id, new Date(envelope.deadline)) : undefined;
+    try {
+      const ack = await this.bus.publish(envelope);
+      const submitted = submittedAs(ack.duplicate);
+      options.onSubmitted?.(submitted);
+      return { submitted, terminal };
+    } catch (e) {
+      terminal?.cancel();
+      throw e;
     }
   }
 
@@ -109,19 +126,19 @@ export class ChorusClient {
    * Resolves when the hub publishes a terminal status for the workflow, or when the deadline plus
    * grace passes. Subscribe before the workflow can finish (before submitting it).
    */
-  waitForTerminal(tenantId: string, correlationId: string, deadline: Date): { done: Promise<void>; cancel: () => void } {
+  waitForTerminal(tenantId: string, correlationId: string, deadline: Date): { done: Promise<boolean>; cancel: () => void } {
     const sub = this.bus.nc.subscribe(workflowSubject(tenantId, 'status_update', correlationId));
     let timer: NodeJS.Timeout | undefined;
-    const done = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, Math.max(0, deadline.getTime() - Date.now()) + this.options.terminalGraceMs);
+    const done = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), Math.max(0, deadline.getTime() - Date.now()) + this.options.terminalGraceMs);
       void (async () => {
         for await (const m of sub) {
           const parsed = parseEnvelope(m.data);
           if (!parsed.ok || parsed.value.agent !== 'hub') continue;
           const payload = parsed.value.payload as StatusUpdatePayload;
-          if (isTerminalStatus(payload.workflow_status)) break;
+          if (isTerminalStatus(payload.workflow_status)) return resolve(true);
         }
-        resolve();
+        resolve(false);
       })();
     });
     return {
@@ -131,6 +148,19 @@ export class ChorusClient {
         sub.unsubscribe();
       },
     };
+  }
+
+  /**
+   * The hub's view once a terminal status was announced. Another hub replica may answer before the
+   * announcing one has saved the record, so a view that is not terminal yet is asked for again.
+   */
+  private async settledWorkflow(submitted: Submitted, announced: boolean): Promise<WorkflowView | null> {
+    let view = await this.workflow(submitted.correlation_id, submitted.tenant_id);
+    for (let i = 0; announced && i < 20 && (!view || !isTerminalStatus(view.status)); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      view = await this.workflow(submitted.correlation_id, submitted.tenant_id);
+    }
+    return view;
   }
 
   /** The hub's view of a workflow, or null when it does not know it. */
@@ -171,7 +201,7 @@ export class ChorusClient {
     await this.bus.publish(command, { part: 'cancel' });
   }
 
-  private createQueryEnvelope(request: SubmitQuery, traceparent?: string | null): Envelope<'query'> {
+  private createQueryEnvelope(request: SubmitQuery, options: SubmitOptions): Envelope<'query'> {
     const payload: QueryPayload = {
       query: request.query,
       session_id: request.session_id ?? null,
@@ -181,13 +211,15 @@ export class ChorusClient {
     };
     const envelope = createEnvelope({
       messageType: 'query',
-      correlationId: createCorrelationId(payload, this.options.correlation),
+      correlationId: options.idempotencyKey
+        ? correlationIdForIdempotencyKey(request.tenant_id, options.idempotencyKey)
+        : createCorrelationId(payload, this.options.correlation),
       tenantId: request.tenant_id,
       agent: this.options.agent,
       status: 'pending',
       deadline: new Date(Date.now() + (request.deadline_ms ?? this.options.defaultDeadlineMs)),
       nextSteps: ['intent', 'planner', 'search', 'responder'],
-      traceparent,
+      traceparent: options.traceparent,
       payload,
     });
     const checked = parseEnvelope(JSON.parse(JSON.stringify(envelope)));

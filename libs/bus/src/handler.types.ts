@@ -13,6 +13,10 @@ export interface HandlerContext {
   readonly subject: string;
   /** 1 on the first delivery; counts up on redelivery. */
   readonly delivery: number;
+  /** The envelope's idempotency key: its `Nats-Msg-Id`, or derived from it when published without one. */
+  readonly idempotencyKey: string;
+  /** Its sequence in the workflow stream: a redelivery has the same, a re-publish a new one. */
+  readonly streamSeq: number;
   /** Tells the server the handler is still working, so it does not redeliver yet. */
   working(): void;
 }

@@ -5,10 +5,12 @@ export { DEAD_LETTER_REASONS, createDeadLetter, publishDeadLetter, type DeadLett
 export type { EnvelopeHandler, HandlerContext, HandlerResult, Outbound } from './handler.types';
 export { ChorusHeaders } from './headers';
 export { ALL_MESSAGE_TYPES, JetStreamConsumer, durableName, type ConsumerPattern } from './jetstream.consumer';
-export { JetStreamTransport, RethrowRpcFilter, createAgentApp, type AgentAppOptions } from './jetstream.transport';
+export { DurableConsumer, createJsonConsumer, ensureDurableConsumer, type DurableConsumerSpec, type JsonMessageMeta } from './durable.consumer';
+export { JetStreamTransport, OnEnvelope, RethrowRpcFilter, createAgentApp, startAgent, type AgentAppOptions } from './jetstream.transport';
 export { KeyValueStore, isRevisionConflict, type KeyValueStoreOptions, type StoredValue } from './kv.store';
 export { Bus, type PublishOptions, type PublishResult } from './nats.bus';
 export { NatsServerProcess, findNatsServerBinary, isPortOpen, type NatsServerOptions } from './nats-server.process';
 export { ProfileClient, startProfileService, type ProfileServiceDefinition } from './profile.service';
 export { requestReply, serveRequests, type Reply, type Responder } from './request-reply';
+export { runProcess, runStandalone, type Component, type RunningProcess } from './process.runtime';
 export { readWorkflowHistory, type HistoryEntry } from './workflow.history';

@@ -1,8 +1,8 @@
-import { AckPolicy, DeliverPolicy, type ConsumerConfig, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
-import { nanos } from '@nats-io/transport-node';
+import type { JsMsg } from '@nats-io/jetstream';
 import {
   ALL_WORKFLOW_SUBJECTS,
   deriveEnvelope,
+  idempotencyKey,
   parseEnvelope,
   toErrorDetails,
   workflowFilter,
@@ -12,6 +12,7 @@ import {
 import { createEnvelopeLogger, type Logger } from '@chorus/observability';
 import type { ConsumerOptions } from './bus.options';
 import { createDeadLetter, publishDeadLetter } from './dead-letter';
+import { DurableConsumer } from './durable.consumer';
 import type { EnvelopeHandler, HandlerContext } from './handler.types';
 import { toOutbound } from './handler.types';
 import type { Bus } from './nats.bus';
@@ -33,82 +34,39 @@ export function durableName(agent: string, pattern: ConsumerPattern): string {
  * their validation errors and never reach the handler.
  */
 export class JetStreamConsumer {
-  private messages?: ConsumerMessages;
-  private readonly inFlight = new Set<Promise<void>>();
-  private readonly shutdown = new AbortController();
-  private loop?: Promise<void>;
-  private waiter?: () => void;
+  private readonly loop: DurableConsumer;
   readonly durable: string;
 
   constructor(
     private readonly bus: Bus,
-    private readonly pattern: ConsumerPattern,
+    pattern: ConsumerPattern,
     private readonly options: ConsumerOptions,
     private readonly handler: EnvelopeHandler,
     private readonly log: Logger,
   ) {
     this.durable = durableName(options.agent, pattern);
+    this.loop = new DurableConsumer(
+      bus,
+      {
+        stream: bus.options.workflowStream,
+        durable: this.durable,
+        filter: pattern === ALL_MESSAGE_TYPES ? ALL_WORKFLOW_SUBJECTS : workflowFilter({ messageType: pattern }),
+        ackWaitMs: options.ackWaitMs,
+        maxDeliver: options.maxDeliver,
+        concurrency: options.concurrency,
+      },
+      (m) => this.process(m),
+      log,
+    );
   }
 
-  async start(): Promise<void> {
-    await this.ensureConsumer();
-    const consumer = await this.bus.js.consumers.get(this.bus.options.workflowStream, this.durable);
-    this.messages = await consumer.consume({ max_messages: Math.max(8, this.options.concurrency) });
-    this.loop = this.run(this.messages);
+  start(): Promise<void> {
+    return this.loop.start();
   }
 
   /** Stops pulling, lets in-flight handlers finish (up to `graceMs`), then aborts them. */
-  async stop(graceMs = 5000): Promise<void> {
-    await this.messages?.close();
-    await this.loop;
-    const all = Promise.allSettled([...this.inFlight]);
-    const timer = setTimeout(() => this.shutdown.abort(new Error('shutting down')), graceMs);
-    await all;
-    clearTimeout(timer);
-  }
-
-  private async ensureConsumer(): Promise<void> {
-    const stream = this.bus.options.workflowStream;
-    const config: Partial<ConsumerConfig> & { durable_name: string } = {
-      durable_name: this.durable,
-      filter_subject:
-        this.pattern === ALL_MESSAGE_TYPES ? ALL_WORKFLOW_SUBJECTS : workflowFilter({ messageType: this.pattern }),
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      ack_wait: nanos(this.options.ackWaitMs),
-      max_deliver: this.options.maxDeliver,
-      max_ack_pending: Math.max(1000, this.options.concurrency * 4),
-    };
-    try {
-      const info = await this.bus.jsm.consumers.info(stream, this.durable);
-      const c = info.config;
-      if (c.filter_subject !== config.filter_subject || c.ack_wait !== config.ack_wait || c.max_deliver !== config.max_deliver) {
-        await this.bus.jsm.consumers.update(stream, this.durable, {
-          filter_subject: config.filter_subject,
-          ack_wait: config.ack_wait,
-          max_deliver: config.max_deliver,
-          max_ack_pending: config.max_ack_pending,
-        });
-      }
-    } catch (e) {
-      if (!/not found/i.test(String((e as Error).message))) throw e;
-      await this.bus.jsm.consumers.add(stream, config);
-    }
-  }
-
-  private async run(messages: ConsumerMessages): Promise<void> {
-    for await (const m of messages) {
-      while (this.inFlight.size >= this.options.concurrency) {
-        await new Promise<void>((resolve) => (this.waiter = resolve));
-      }
-      const p = this.process(m).finally(() => {
-        this.inFlight.delete(p);
-        const w = this.waiter;
-        this.waiter = undefined;
-        w?.();
-      });
-      this.inFlight.add(p);
-    }
+  stop(graceMs = 5000): Promise<void> {
+    return this.loop.stop(graceMs);
   }
 
   private async process(m: JsMsg): Promise<void> {
@@ -148,7 +106,7 @@ export class JetStreamConsumer {
       return;
     }
 
-    const ctx = this.createContext(m, log, deadline, delivery);
+    const ctx = this.createContext(m, envelope, log, deadline, delivery);
     try {
       const outbound = toOutbound(await this.handler(envelope, ctx.context));
       await Promise.all(
@@ -165,24 +123,27 @@ export class JetStreamConsumer {
     }
   }
 
-  private createContext(m: JsMsg, log: Logger, deadline: Date, delivery: number) {
+  private createContext(m: JsMsg, envelope: Envelope, log: Logger, deadline: Date, delivery: number) {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new Error('workflow deadline passed')), Math.max(0, deadline.getTime() - Date.now()));
-    const onShutdown = () => controller.abort(this.shutdown.signal.reason);
-    this.shutdown.signal.addEventListener('abort', onShutdown, { once: true });
+    const shutdown = this.loop.shutdownSignal;
+    const onShutdown = () => controller.abort(shutdown.reason);
+    shutdown.addEventListener('abort', onShutdown, { once: true });
     const context: HandlerContext = {
       log,
       deadline,
       signal: controller.signal,
       subject: m.subject,
       delivery,
+      idempotencyKey: m.headers?.get('Nats-Msg-Id') || idempotencyKey(envelope.correlation_id, envelope.message_type, envelope.agent),
+      streamSeq: m.seq,
       working: () => m.working(),
     };
     return {
       context,
       dispose: () => {
         clearTimeout(timer);
-        this.shutdown.signal.removeEventListener('abort', onShutdown);
+        shutdown.removeEventListener('abort', onShutdown);
       },
     };
   }

@@ -1,6 +1,6 @@
 import { Catch, type ArgumentsHost, type INestMicroservice, type RpcExceptionFilter } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
+import { EventPattern, Server, type CustomTransportStrategy } from '@nestjs/microservices';
 import { lastValueFrom, throwError, type Observable } from 'rxjs';
 import { isMessageType, type Envelope } from '@chorus/envelope';
 import { PinoNestLogger, type Logger } from '@chorus/observability';
@@ -8,6 +8,15 @@ import type { ConsumerOptions } from './bus.options';
 import type { HandlerContext, HandlerResult } from './handler.types';
 import { ALL_MESSAGE_TYPES, JetStreamConsumer, type ConsumerPattern } from './jetstream.consumer';
 import type { Bus } from './nats.bus';
+import type { Component } from './process.runtime';
+
+/**
+ * `@EventPattern` for a JetStream handler: `@OnEnvelope('query')`, or `@OnEnvelope('*')` for every
+ * message type. (Nest's typed overloads cannot type the `(envelope, ctx)` signature.)
+ */
+export function OnEnvelope(pattern: ConsumerPattern): MethodDecorator {
+  return EventPattern<string>(pattern);
+}
 
 /**
  * Nest's exception layer turns every unknown error into `{status:'error', message:'Internal server
@@ -93,4 +102,11 @@ export async function createAgentApp(module: unknown, options: AgentAppOptions):
   });
   app.useGlobalFilters(new RethrowRpcFilter());
   return app;
+}
+
+/** Creates an agent and starts consuming; the component closes it (draining in-flight handlers). */
+export async function startAgent(name: string, module: unknown, options: AgentAppOptions): Promise<Component> {
+  const app = await createAgentApp(module, options);
+  await app.listen();
+  return { name, close: () => app.close() };
 }

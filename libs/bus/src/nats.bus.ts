@@ -11,9 +11,12 @@ import {
 import { connect, headers as natsHeaders, nanos, type NatsConnection } from '@nats-io/transport-node';
 import {
   ALL_DEAD_LETTER_SUBJECTS,
+  ALL_DUPLICATE_SUBJECTS,
   ALL_WORKFLOW_SUBJECTS,
+  duplicateNoticeSubject,
   idempotencyKey,
   workflowSubject,
+  type DuplicateNotice,
   type Envelope,
 } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
@@ -82,6 +85,12 @@ export class Bus {
       max_age: nanos(this.options.workflowRetentionMs),
     });
     await this.ensureStream({
+      name: this.options.duplicateStream,
+      subjects: [ALL_DUPLICATE_SUBJECTS],
+      duplicate_window: nanos(this.options.duplicateWindowMs),
+      max_age: nanos(this.options.workflowRetentionMs),
+    });
+    await this.ensureStream({
       name: this.options.deadLetterStream,
       subjects: [ALL_DEAD_LETTER_SUBJECTS],
       duplicate_window: nanos(this.options.duplicateWindowMs),
@@ -130,7 +139,25 @@ export class Bus {
     h.set(ChorusHeaders.Agent, envelope.agent);
     if (envelope.traceparent) h.set(ChorusHeaders.Traceparent, envelope.traceparent);
     const ack = await this.js.publish(subject, encoder.encode(JSON.stringify(envelope)), { msgID: key, headers: h });
+    if (ack.duplicate) await this.reportDuplicate(envelope, key, ack.seq);
     return { seq: ack.seq, duplicate: ack.duplicate, idempotencyKey: key };
+  }
+
+  /** The stream dropped a re-publish silently; tell the hub, which counts duplicates per workflow. */
+  private async reportDuplicate(envelope: Envelope, key: string, storedSeq: number): Promise<void> {
+    const notice: DuplicateNotice = {
+      idempotency_key: key,
+      correlation_id: envelope.correlation_id,
+      tenant_id: envelope.tenant_id,
+      message_type: envelope.message_type,
+      agent: envelope.agent,
+      message_id: envelope.message_id,
+      stored_seq: storedSeq,
+      dropped_at: new Date().toISOString(),
+    };
+    const subject = duplicateNoticeSubject(envelope.tenant_id, envelope.message_type, envelope.correlation_id);
+    // No Nats-Msg-Id: every dropped publish is its own notice, even of the very same envelope.
+    await this.js.publish(subject, encoder.encode(JSON.stringify(notice)));
   }
 
   /** Resolves when the connection closes; rejects with the reason if it closed on an error. */

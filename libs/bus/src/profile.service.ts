@@ -1,4 +1,4 @@
-import { Svcm, ServiceErrorCodeHeader, ServiceErrorHeader, type Service } from '@nats-io/services';
+import { Svcm, ServiceErrorCodeHeader, ServiceErrorHeader } from '@nats-io/services';
 import {
   profileSubject,
   type ProfileDocumentsReply,
@@ -32,7 +32,7 @@ const decoder = new TextDecoder();
  * `$SRV.PING|INFO|STATS.<name>`, and two endpoints, `search` and `documents`, whose replicas share
  * a queue group.
  */
-export async function startProfileService(bus: Bus, def: ProfileServiceDefinition, log: Logger): Promise<Service> {
+export async function startProfileService(bus: Bus, def: ProfileServiceDefinition, log: Logger): Promise<{ stop(): Promise<void> }> {
   const service = await new Svcm(bus.nc).add({
     name: def.name,
     version: def.version,
@@ -63,7 +63,11 @@ export async function startProfileService(bus: Bus, def: ProfileServiceDefinitio
   };
   endpoint<ProfileSearchRequest>('search', (r) => def.search(r));
   endpoint<ProfileDocumentsRequest>('documents', (r) => def.documents(r));
-  return service;
+  return {
+    stop: async () => {
+      await service.stop();
+    },
+  };
 }
 
 /** Calls profile services by name. */

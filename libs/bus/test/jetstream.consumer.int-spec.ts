@@ -32,7 +32,9 @@ describe('JetStreamConsumer', () => {
 
   async function collect(filter: string): Promise<{ items: unknown[]; stop: () => void }> {
     const items: unknown[] = [];
-    const sub = bus.nc.subscribe(filter, { callback: (_e, m) => items.push(JSON.parse(m.string())) });
+    const sub = bus.nc.subscribe(filter, { callback: (_e, m) => {
+      items.push(JSON.parse(m.string()));
+    } });
     await bus.nc.flush();
     return { items, stop: () => sub.unsubscribe() };
   }

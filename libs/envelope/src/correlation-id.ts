@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { SESSION_ID_PATTERN } from './patterns';
 
@@ -40,4 +40,14 @@ export function createCorrelationId(input: CorrelationIdInput, options: Correlat
   const seconds = Math.floor((options.now ?? Date.now)() / 1000);
   const hash8 = createHmac('sha256', options.secret).update(input.query.trim()).digest('hex').slice(0, 8);
   return `${input.session_id}_${hash8}_${seconds}`;
+}
+
+/**
+ * The correlation id of a submission made with an idempotency key (HTTP `Idempotency-Key`, CLI
+ * `--idempotency-key`): the same key of the same tenant always names the same workflow, whichever
+ * edge receives it. The key is the caller's own token, so hashing it unkeyed reveals nothing.
+ */
+export function correlationIdForIdempotencyKey(tenantId: string, key: string): string {
+  if (key.length === 0 || key.length > 256) throw new RangeError('idempotency key must be 1 to 256 characters');
+  return `ik_${createHash('sha256').update(`${tenantId}\0${key}`).digest('hex').slice(0, 32)}`;
 }

@@ -72,6 +72,7 @@ export { flattenValidationErrors, parseEnvelope, type ParseEnvelopeOptions, type
 export { ENVELOPE_SCHEMA_ID, createEnvelopeJsonSchema } from './envelope.schema';
 export { idempotencyKey } from './idempotency';
 export {
+  correlationIdForIdempotencyKey,
   createCorrelationId,
   newMessageId,
   type CorrelationIdInput,
@@ -80,7 +81,10 @@ export {
 } from './correlation-id';
 export {
   ALL_DEAD_LETTER_SUBJECTS,
+  ALL_DUPLICATE_SUBJECTS,
   ALL_WORKFLOW_SUBJECTS,
+  DUPLICATE_PREFIX,
+  duplicateNoticeSubject,
   DEAD_LETTER_PREFIX,
   HubSubjects,
   INVALID_TOKEN,
@@ -103,6 +107,7 @@ export type {
   ProfileSearchRequest,
 } from './profile-protocol';
 export type {
+  DuplicateNotice,
   HistoryReply,
   ListReply,
   ListRequest,

@@ -6,6 +6,7 @@ import { CORRELATION_ID_PATTERN, PROFILE_NAME_PATTERN, TENANT_ID_PATTERN } from 
  *
  * - workflow envelopes: `chorus.wf.<tenant>.<message_type>.<correlation_id>` (one JetStream stream)
  * - dead letters: `chorus.dlq.<tenant>.<message_type>`
+ * - dropped duplicates: `chorus.dup.<tenant>.<message_type>.<correlation_id>`
  * - profile services: `chorus.profile.<profile>.<endpoint>`
  * - hub queries (request/reply): `chorus.hub.<query>`
  */
@@ -13,6 +14,8 @@ export const WORKFLOW_PREFIX = 'chorus.wf';
 export const DEAD_LETTER_PREFIX = 'chorus.dlq';
 export const ALL_WORKFLOW_SUBJECTS = `${WORKFLOW_PREFIX}.>`;
 export const ALL_DEAD_LETTER_SUBJECTS = `${DEAD_LETTER_PREFIX}.>`;
+export const DUPLICATE_PREFIX = 'chorus.dup';
+export const ALL_DUPLICATE_SUBJECTS = `${DUPLICATE_PREFIX}.>`;
 
 /** Subject tokens that are not valid are replaced by this in dead-letter subjects. */
 export const INVALID_TOKEN = '_invalid';
@@ -56,6 +59,14 @@ export function deadLetterSubject(sourceSubject: string): string {
   const tenant = tokens[2] && TENANT_ID_PATTERN.test(tokens[2]) ? tokens[2] : INVALID_TOKEN;
   const type = tokens[3] && isMessageType(tokens[3]) ? tokens[3] : INVALID_TOKEN;
   return `${DEAD_LETTER_PREFIX}.${tenant}.${type}`;
+}
+
+/**
+ * Where a publisher reports a re-publish the workflow stream dropped inside its duplicate window
+ * (`chorus.dup.<tenant>.<message_type>.<correlation_id>`), so the hub can count it.
+ */
+export function duplicateNoticeSubject(tenantId: string, messageType: MessageType, correlationId: string): string {
+  return `${DUPLICATE_PREFIX}.${tenantId}.${messageType}.${correlationId}`;
 }
 
 export const PROFILE_SUBJECT_PREFIX = 'chorus.profile';

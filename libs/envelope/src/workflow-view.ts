@@ -97,3 +97,18 @@ export interface ListReply {
   workflows: WorkflowSummary[];
   next_cursor: string | null;
 }
+
+/** A re-publish the workflow stream dropped (same `Nats-Msg-Id` inside its duplicate window). */
+export interface DuplicateNotice {
+  idempotency_key: string;
+  correlation_id: string;
+  tenant_id: string;
+  message_type: string;
+  /** The agent whose publish was dropped. */
+  agent: string;
+  /** message_id of the dropped envelope. */
+  message_id: string;
+  /** Stream sequence of the message already stored under that key. */
+  stored_seq: number;
+  dropped_at: string;
+}

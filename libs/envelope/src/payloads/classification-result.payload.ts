@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import {
+  IsObject,
   ArrayMaxSize,
   IsArray,
   IsIn,
@@ -49,6 +50,7 @@ export class Entity {
 /** `classification_result`: what the intent agent understood of a query. */
 export class ClassificationResultPayload {
   /** The query request, carried forward so later steps need no lookup. */
+  @IsObject()
   @ValidateNested()
   @Type(() => QueryPayload)
   request!: QueryPayload;

@@ -62,6 +62,7 @@ export class FusionParameters {
 /** `execution_plan`: how the planner wants a query searched. */
 export class ExecutionPlanPayload {
   /** The query request, carried forward. */
+  @IsObject()
   @ValidateNested()
   @Type(() => QueryPayload)
   request!: QueryPayload;
@@ -96,6 +97,7 @@ export class ExecutionPlanPayload {
   top_k!: number;
 
   /** The fusion the search worker applies. */
+  @IsObject()
   @ValidateNested()
   @Type(() => FusionParameters)
   fusion!: FusionParameters;

@@ -85,6 +85,7 @@ export class Provenance {
   degraded!: Degradation[];
 
   /** The fusion that ranked the results. */
+  @IsObject()
   @ValidateNested()
   @Type(() => FusionParameters)
   fusion!: FusionParameters;
@@ -114,6 +115,7 @@ export class ResponsePayload {
   results!: RankedResult[];
 
   /** Where the answer and the ranking came from. */
+  @IsObject()
   @ValidateNested()
   @Type(() => Provenance)
   provenance!: Provenance;

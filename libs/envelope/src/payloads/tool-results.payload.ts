@@ -65,6 +65,7 @@ export class Degradation {
 /** `tool_results`: the fused ranking the search worker produced. */
 export class ToolResultsPayload {
   /** The query request, carried forward. */
+  @IsObject()
   @ValidateNested()
   @Type(() => QueryPayload)
   request!: QueryPayload;
@@ -93,6 +94,7 @@ export class ToolResultsPayload {
   degraded!: Degradation[];
 
   /** The fusion that was applied. */
+  @IsObject()
   @ValidateNested()
   @Type(() => FusionParameters)
   fusion!: FusionParameters;

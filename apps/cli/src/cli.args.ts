@@ -1,0 +1,106 @@
+import { parseArgs } from 'node:util';
+
+export const USAGE = `Usage: chorus <command> [options]
+
+Commands:
+  query "<text>" [--wait] [--require-all] [--profile NAME]... [--top-k N]
+                 [--deadline-ms MS] [--tenant T] [--session S] [--idempotency-key K]
+                      submit a query; prints its correlation id, then (with --wait) the result
+  status <id>         the workflow's status, steps and result
+  history <id>        the workflow's envelopes, in stream order
+  list [--status S] [--limit N] [--tenant T]
+                      recent workflows
+  cancel <id>         cancel a workflow
+
+Options:
+  --json              print JSON instead of text
+  --nats URL          NATS server (default: NATS_URL, else nats://127.0.0.1:4222)
+  -h, --help          this help
+
+Exit codes: 0 completed/ok, 1 workflow failed, timed out or cancelled, 2 usage error, 3 Chorus unreachable.`;
+
+export interface CliArgs {
+  command: 'query' | 'status' | 'history' | 'list' | 'cancel' | 'help';
+  positional: string[];
+  wait: boolean;
+  requireAll: boolean;
+  json: boolean;
+  profiles: string[];
+  topK?: number;
+  deadlineMs?: number;
+  tenant?: string;
+  session?: string;
+  idempotencyKey?: string;
+  status?: string;
+  limit?: number;
+  nats?: string;
+}
+
+export class UsageError extends Error {
+  readonly code = 'USAGE';
+}
+
+const COMMANDS = ['query', 'status', 'history', 'list', 'cancel', 'help'] as const;
+
+export function parseCliArgs(argv: string[]): CliArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        wait: { type: 'boolean', default: false },
+        'require-all': { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+        profile: { type: 'string', multiple: true },
+        'top-k': { type: 'string' },
+        'deadline-ms': { type: 'string' },
+        tenant: { type: 'string' },
+        session: { type: 'string' },
+        'idempotency-key': { type: 'string' },
+        status: { type: 'string' },
+        limit: { type: 'string' },
+        nats: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const [command, ...positional] = positionals;
+  if (values.help || command === undefined) return { ...defaults(), command: 'help' };
+  if (!(COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command: ${command}`);
+  const needsOne = command === 'query' || command === 'status' || command === 'history' || command === 'cancel';
+  if (needsOne && positional.length !== 1) {
+    throw new UsageError(command === 'query' ? 'query needs exactly one argument: the query text, in quotes' : `${command} needs exactly one argument: a correlation id`);
+  }
+  return {
+    command: command as CliArgs['command'],
+    positional,
+    wait: values.wait ?? false,
+    requireAll: values['require-all'] ?? false,
+    json: values.json ?? false,
+    profiles: values.profile ?? [],
+    topK: int('--top-k', values['top-k']),
+    deadlineMs: int('--deadline-ms', values['deadline-ms']),
+    tenant: values.tenant,
+    session: values.session,
+    idempotencyKey: values['idempotency-key'],
+    status: values.status,
+    limit: int('--limit', values.limit),
+    nats: values.nats,
+  };
+}
+
+function int(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${name} must be a positive integer`);
+  return n;
+}
+
+function defaults(): Omit<CliArgs, 'command'> {
+  return { positional: [], wait: false, requireAll: false, json: false, profiles: [] };
+}

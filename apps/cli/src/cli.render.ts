@@ -1,0 +1,42 @@
+import type { HistoryReply, ListReply, WorkflowView } from '@chorus/envelope';
+
+/** Human-readable renderings of the CLI's answers. */
+export function renderWorkflow(w: WorkflowView): string {
+  const lines: string[] = [];
+  const took = w.finished_at ? ` in ${Date.parse(w.finished_at) - Date.parse(w.started_at)} ms` : '';
+  lines.push(`status: ${w.status}${w.degraded ? ' (degraded)' : ''}${took}`);
+  if (w.query !== null) lines.push(`query: ${w.query}`);
+  for (const d of w.degradations) lines.push(`missing lens: ${d.profile} (${d.reason}): ${d.detail}`);
+  for (const e of w.errors) lines.push(`error: ${e.agent}${e.step ? ` handling ${e.step}` : ''}: [${e.error_type}] ${e.error_message}`);
+  if (w.duplicates_dropped > 0) lines.push(`duplicates dropped: ${w.duplicates_dropped}`);
+  lines.push('steps:');
+  for (const s of w.steps) lines.push(`  ${s.message_type.padEnd(22)} ${s.agent.padEnd(10)} ${s.status.padEnd(8)} ${String(s.duration_ms).padStart(5)} ms`);
+  if (w.result) {
+    lines.push('', `answer: ${w.result.answer}`, '', 'results:');
+    for (const r of w.result.results) {
+      const ranks = Object.entries(r.ranks)
+        .map(([p, n]) => `${p} #${n}`)
+        .join(', ');
+      lines.push(`  ${String(r.rank).padStart(2)}. ${r.title || r.id}  [${ranks}]  rrf ${r.score.toFixed(4)}`);
+      lines.push(`      ${r.id}`);
+    }
+    lines.push('', `profiles used: ${w.result.provenance.profiles_used.join(', ')}`);
+  }
+  return lines.join('\n');
+}
+
+export function renderHistory(h: HistoryReply): string {
+  return h.envelopes
+    .map((e) => {
+      const env = e as { timestamp?: string; message_type?: string; agent?: string; status?: string; message_id?: string; causation_id?: string | null };
+      return `${env.timestamp ?? '?'}  ${String(env.message_type).padEnd(22)} ${String(env.agent).padEnd(10)} ${String(env.status).padEnd(8)} ${env.message_id} <- ${env.causation_id ?? '-'}`;
+    })
+    .join('\n');
+}
+
+export function renderList(l: ListReply): string {
+  if (l.workflows.length === 0) return 'no workflows';
+  const rows = l.workflows.map((w) => `${w.correlation_id}  ${w.status.padEnd(9)} ${w.started_at}  ${(w.query ?? '').slice(0, 60)}`);
+  if (l.next_cursor) rows.push(`(more: --cursor ${l.next_cursor})`);
+  return rows.join('\n');
+}

@@ -1,0 +1,137 @@
+import { Bus, ChorusClient, NoRespondersError, RequestTimeoutError } from '@chorus/bus';
+import { parseChorusConfig } from '@chorus/config';
+import { DEFAULT_TENANT, InvalidEnvelopeError, isTerminalStatus, type WorkflowStatus, type WorkflowView } from '@chorus/envelope';
+import { createRootLogger } from '@chorus/observability';
+import { parseCliArgs, USAGE, type CliArgs } from './cli.args';
+import { renderHistory, renderList, renderWorkflow } from './cli.render';
+
+export interface CliIo {
+  stdout: (line: string) => void;
+  stderr: (line: string) => void;
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+}
+
+export const ExitCodes = Object.freeze({ Ok: 0, WorkflowNotCompleted: 1, Usage: 2, Unreachable: 3 });
+
+/** Runs one CLI command; returns the exit code. Never throws. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let args: CliArgs;
+  try {
+    args = parseCliArgs(argv);
+  } catch (e) {
+    io.stderr(`chorus: ${(e as Error).message}\n\n${USAGE}`);
+    return ExitCodes.Usage;
+  }
+  if (args.command === 'help') {
+    io.stdout(USAGE);
+    return ExitCodes.Ok;
+  }
+  const config = parseChorusConfig({ ...io.env, ...(args.nats ? { NATS_URL: args.nats } : {}) }, io.cwd);
+  const log = createRootLogger({ name: 'cli', level: 'silent' });
+  let bus: Bus;
+  try {
+    bus = await Bus.connect({ ...config.bus, name: 'chorus-cli' }, log);
+    await bus.jsm.streams.info(config.bus.workflowStream);
+  } catch (e) {
+    io.stderr(`chorus: cannot reach Chorus at ${config.bus.servers.join(', ')}: ${(e as Error).message}\nIs it running? Start it with: npm start`);
+    return ExitCodes.Unreachable;
+  }
+  const client = new ChorusClient(bus, {
+    agent: 'cli',
+    correlation: config.correlation,
+    defaultDeadlineMs: config.workflow.defaultDeadlineMs,
+    defaultTopK: config.workflow.defaultTopK,
+    requestTimeoutMs: config.bus.requestTimeoutMs,
+    terminalGraceMs: config.workflow.terminalGraceMs,
+  });
+  try {
+    return await execute(args, client, io);
+  } catch (e) {
+    if (e instanceof InvalidEnvelopeError) {
+      io.stderr(`chorus: invalid query:\n${e.errors.map((f) => `  ${f.field}: ${f.messages.join('; ')}`).join('\n')}`);
+      return ExitCodes.Usage;
+    }
+    if (e instanceof NoRespondersError || e instanceof RequestTimeoutError) {
+      io.stderr(`chorus: the hub is not answering (${e.message}). Is Chorus running?`);
+      return ExitCodes.Unreachable;
+    }
+    io.stderr(`chorus: ${(e as Error).message}`);
+    return ExitCodes.Unreachable;
+  } finally {
+    await bus.close();
+  }
+}
+
+async function execute(args: CliArgs, client: ChorusClient, io: CliIo): Promise<number> {
+  const print = (value: unknown, text: () => string) => io.stdout(args.json ? JSON.stringify(value, null, 2) : text());
+  const tenant = args.tenant;
+  switch (args.command) {
+    case 'query': {
+      const request = {
+        query: args.positional[0],
+        tenant_id: tenant ?? DEFAULT_TENANT,
+        session_id: args.session,
+        profiles: args.profiles.length > 0 ? args.profiles : undefined,
+        top_k: args.topK,
+        deadline_ms: args.deadlineMs,
+        require_all: args.requireAll,
+      };
+      const onSubmitted = (s: { correlation_id: string }) => io.stdout(args.json ? JSON.stringify({ correlation_id: s.correlation_id }) : `correlation_id: ${s.correlation_id}`);
+      const options = { idempotencyKey: args.idempotencyKey, onSubmitted };
+      if (!args.wait) {
+        const s = await client.submit(request, options);
+        if (!args.json) io.stdout(`submitted; follow it with: chorus status ${s.correlation_id}`);
+        return ExitCodes.Ok;
+      }
+      const { submitted, workflow } = await client.submitAndWait(request, options);
+      if (!workflow) {
+        io.stderr(`chorus: the hub has no record of ${submitted.correlation_id} yet`);
+        return ExitCodes.WorkflowNotCompleted;
+      }
+      print(workflow, () => renderWorkflow(workflow));
+      return exitFor(workflow);
+    }
+    case 'status': {
+      const workflow = await client.workflow(args.positional[0], tenant);
+      if (!workflow) return notFound(io, args.positional[0]);
+      print(workflow, () => renderWorkflow(workflow));
+      return isTerminalStatus(workflow.status) ? exitFor(workflow) : ExitCodes.Ok;
+    }
+    case 'history': {
+      const history = await client.history(args.positional[0], tenant);
+      if (!history) return notFound(io, args.positional[0]);
+      print(history, () => renderHistory(history));
+      return ExitCodes.Ok;
+    }
+    case 'list': {
+      const list = await client.list({ tenant_id: tenant, status: args.status as WorkflowStatus | undefined, limit: args.limit });
+      print(list, () => renderList(list));
+      return ExitCodes.Ok;
+    }
+    case 'cancel': {
+      const workflow = await client.workflow(args.positional[0], tenant);
+      if (!workflow) return notFound(io, args.positional[0]);
+      if (isTerminalStatus(workflow.status)) {
+        io.stderr(`chorus: workflow ${workflow.correlation_id} already finished (${workflow.status}); nothing to cancel`);
+        return ExitCodes.WorkflowNotCompleted;
+      }
+      await client.cancel(workflow, 'cancelled from the CLI');
+      io.stdout(`cancel requested for ${workflow.correlation_id}`);
+      return ExitCodes.Ok;
+    }
+    default:
+      io.stdout(USAGE);
+      return ExitCodes.Ok;
+  }
+}
+
+function exitFor(workflow: WorkflowView): number {
+  return workflow.status === 'completed' ? ExitCodes.Ok : ExitCodes.WorkflowNotCompleted;
+}
+
+function notFound(io: CliIo, id: string): number {
+  io.stderr(`chorus: no workflow ${id}`);
+  return ExitCodes.WorkflowNotCompleted;
+}
+

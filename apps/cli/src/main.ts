@@ -1,0 +1,11 @@
+import { runCli } from './cli';
+
+/** `chorus …`: the command-line client, on the bus. */
+runCli(process.argv.slice(2), {
+  stdout: (line) => console.log(line),
+  stderr: (line) => console.error(line),
+  env: process.env,
+  cwd: process.cwd(),
+}).then((code) => {
+  process.exitCode = code;
+});

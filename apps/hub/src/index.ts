@@ -1,0 +1,1 @@
+export { startHub } from './hub.app';

@@ -1,0 +1,76 @@
+import { KeyValueStore, type Bus } from '@chorus/bus';
+import { ledgerKey, type WorkflowRecord } from '@chorus/correlation';
+
+export interface LedgerEntry {
+  record: WorkflowRecord;
+  revision: number;
+}
+
+/**
+ * The workflow ledger: one KV entry per workflow, written with revision checks so two hub replicas
+ * never overwrite each other, and a bounded in-memory cache so memory stays flat however many
+ * workflows pass through.
+ */
+export class LedgerStore {
+  private readonly cache = new Map<string, LedgerEntry>();
+
+  private constructor(
+    private readonly kv: KeyValueStore<WorkflowRecord>,
+    private readonly cacheSize: number,
+  ) {}
+
+  static async open(bus: Bus, bucket: string, retentionMs: number, cacheSize: number): Promise<LedgerStore> {
+    const kv = await KeyValueStore.open<WorkflowRecord>(bus, bucket, { history: 1, ttlMs: retentionMs });
+    return new LedgerStore(kv, cacheSize);
+  }
+
+  async load(tenantId: string, correlationId: string): Promise<LedgerEntry | null> {
+    const key = ledgerKey(tenantId, correlationId);
+    const cached = this.cache.get(key);
+    if (cached) {
+      this.cache.delete(key);
+      this.cache.set(key, cached);
+      return cached;
+    }
+    const stored = await this.kv.get(key);
+    if (!stored) return null;
+    const entry = { record: stored.value, revision: stored.revision };
+    this.remember(key, entry);
+    return entry;
+  }
+
+  /** Writes the record if nobody changed it since `revision` (0: if it does not exist yet). */
+  async save(record: WorkflowRecord, revision: number): Promise<LedgerEntry> {
+    const key = ledgerKey(record.tenant_id, record.correlation_id);
+    try {
+      const next = revision === 0 ? await this.kv.create(key, record) : await this.kv.update(key, record, revision);
+      const entry = { record, revision: next };
+      this.remember(key, entry);
+      return entry;
+    } catch (e) {
+      this.cache.delete(key);
+      throw e;
+    }
+  }
+
+  /** The tenant of a workflow known only by its correlation id. */
+  async findTenant(correlationId: string): Promise<string | null> {
+    const keys = await this.kv.keys(`*.${correlationId}`);
+    return keys.length > 0 ? keys[0].slice(0, keys[0].length - correlationId.length - 1) : null;
+  }
+
+  /** Every stored record (for rebuilding timers after a restart). */
+  entries(): AsyncGenerator<{ key: string; value: WorkflowRecord; revision: number }> {
+    return this.kv.entries();
+  }
+
+  private remember(key: string, entry: LedgerEntry): void {
+    this.cache.delete(key);
+    this.cache.set(key, entry);
+    if (this.cache.size > this.cacheSize) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest !== undefined) this.cache.delete(oldest);
+    }
+  }
+}
+

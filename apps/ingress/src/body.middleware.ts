@@ -1,0 +1,36 @@
+import type { NextFunction, Request, Response } from 'express';
+import { errorBody } from './http.errors';
+
+/** Requests that carry a body must say it is JSON. */
+export function requireJson(req: Request, res: Response, next: NextFunction): void {
+  const hasBody = req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH';
+  if (hasBody && Number(req.headers['content-length'] ?? 1) > 0 && !req.is('application/json')) {
+    res.status(415).json(errorBody(415, 'the request body must be JSON (Content-Type: application/json)'));
+    return;
+  }
+  next();
+}
+
+/** Turns the JSON body parser's failures into the API's error shape, instead of an HTML page. */
+export function bodyParserErrors(limitBytes: number) {
+  return (err: Error & { type?: string; status?: number }, _req: Request, res: Response, next: NextFunction): void => {
+    if (err.type === 'entity.too.large') {
+      res.status(413).json(errorBody(413, `the request body is larger than ${limitBytes} bytes`, [{ field: '$', messages: [`body must be at most ${limitBytes} bytes`] }]));
+    } else if (err.type === 'entity.parse.failed') {
+      res.status(400).json(errorBody(400, 'the request body is not valid JSON', [{ field: '$', messages: [err.message] }]));
+    } else if (err.status && err.status >= 400 && err.status < 500) {
+      res.status(err.status).json(errorBody(err.status, err.message));
+    } else {
+      next(err);
+    }
+  };
+}
+
+/** A body that parsed but is not an object (`[]`, `"text"`, `42`). */
+export function requireObjectBody(req: Request, res: Response, next: NextFunction): void {
+  if (req.method === 'POST' && req.is('application/json') && (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body))) {
+    res.status(400).json(errorBody(400, 'invalid request body', [{ field: '$', messages: ['body must be a JSON object'] }]));
+    return;
+  }
+  next();
+}

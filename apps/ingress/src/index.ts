@@ -1,0 +1,1 @@
+export { INGRESS_AGENT, startIngress, type IngressComponent } from './ingress.app';

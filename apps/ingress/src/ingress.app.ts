@@ -1,0 +1,56 @@
+import { ValidationPipe } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { pinoHttp } from 'pino-http';
+import { ChorusClient, type Bus, type Component } from '@chorus/bus';
+import type { ChorusConfig } from '@chorus/config';
+import { DEFAULT_TENANT } from '@chorus/envelope';
+import { PinoNestLogger, type Logger } from '@chorus/observability';
+import { bodyParserErrors, requireJson, requireObjectBody } from './body.middleware';
+import { HttpErrorFilter, toInvalidRequest } from './http.errors';
+import { IngressModule } from './ingress.module';
+
+export const INGRESS_AGENT = 'ingress';
+
+export interface IngressComponent extends Component {
+  /** Where it listens, e.g. http://127.0.0.1:3000. */
+  url: string;
+}
+
+/** The HTTP front door on the bus. */
+export async function startIngress(bus: Bus, config: ChorusConfig, parentLog: Logger): Promise<IngressComponent> {
+  const log = parentLog.child({ agent: INGRESS_AGENT });
+  const client = new ChorusClient(bus, {
+    agent: INGRESS_AGENT,
+    correlation: config.correlation,
+    defaultDeadlineMs: config.workflow.defaultDeadlineMs,
+    defaultTopK: config.workflow.defaultTopK,
+    requestTimeoutMs: config.bus.requestTimeoutMs,
+    terminalGraceMs: config.workflow.terminalGraceMs,
+  });
+  const app = await NestFactory.create<NestExpressApplication>(
+    IngressModule.register(bus, client, { defaultTenant: DEFAULT_TENANT, maxDeadlineMs: config.workflow.maxDeadlineMs }),
+    { bodyParser: false, logger: new PinoNestLogger(log) },
+  );
+  app.use(
+    pinoHttp({
+      logger: log,
+      customProps: (_req, res) => ({ correlation_id: (res as unknown as { locals?: { correlation_id?: string } }).locals?.correlation_id }),
+      autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/ready' },
+    }),
+  );
+  app.use(requireJson);
+  app.useBodyParser('json', { limit: config.http.bodyLimitBytes });
+  app.use(bodyParserErrors(config.http.bodyLimitBytes));
+  app.use(requireObjectBody);
+  app.useGlobalPipes(
+    new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, exceptionFactory: toInvalidRequest }),
+  );
+  app.useGlobalFilters(new HttpErrorFilter(log));
+  await app.listen(config.http.port, config.http.host);
+  const address = app.getHttpServer().address() as { address: string; port: number };
+  const host = address.address === '::' || address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+  log.info({ url }, 'ingress listening');
+  return { name: INGRESS_AGENT, url, close: () => app.close() };
+}

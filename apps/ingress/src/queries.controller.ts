@@ -1,0 +1,71 @@
+import { Body, Controller, HttpCode, Inject, Post, Query, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { ChorusClient } from '@chorus/bus';
+import { isTerminalStatus, type WorkflowView } from '@chorus/envelope';
+import { errorBody, InvalidRequestException } from './http.errors';
+import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
+import { SubmitQueryDto } from './submit-query.dto';
+
+export interface Accepted {
+  correlation_id: string;
+  status_url: string;
+}
+
+@Controller('v1/queries')
+export class QueriesController {
+  constructor(
+    private readonly client: ChorusClient,
+    @Inject(INGRESS_OPTIONS) private readonly options: IngressOptions,
+  ) {}
+
+  /**
+   * Starts a workflow. 202 with its correlation id; with `?wait=true`, 200 with the finished
+   * workflow (504 with its current state if it has not finished by its deadline).
+   */
+  @Post()
+  @HttpCode(202)
+  async submit(
+    @Body() body: SubmitQueryDto,
+    @Query('wait') wait: string | undefined,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<Accepted | WorkflowView | ReturnType<typeof errorBody>> {
+    const waitForResult = parseWait(wait);
+    if (body.deadline_ms !== undefined && body.deadline_ms > this.options.maxDeadlineMs) {
+      throw new InvalidRequestException([
+        { field: 'deadline_ms', messages: [`deadline_ms must not be greater than ${this.options.maxDeadlineMs}`] },
+      ]);
+    }
+    const request = { ...body, tenant_id: body.tenant_id ?? this.options.defaultTenant };
+    const traceparent = req.header('traceparent');
+    const onSubmitted = (s: { correlation_id: string }) => {
+      res.locals.correlation_id = s.correlation_id;
+      req.log?.setBindings?.({ correlation_id: s.correlation_id });
+    };
+    const statusUrl = (id: string) => `/v1/workflows/${id}`;
+    if (!waitForResult) {
+      const s = await this.client.submit(request, { traceparent, onSubmitted });
+      res.setHeader('Location', statusUrl(s.correlation_id));
+      return { correlation_id: s.correlation_id, status_url: statusUrl(s.correlation_id) };
+    }
+    const { submitted, workflow } = await this.client.submitAndWait(request, { traceparent, onSubmitted });
+    res.setHeader('Location', statusUrl(submitted.correlation_id));
+    if (workflow && isTerminalStatus(workflow.status)) {
+      res.status(200);
+      return workflow;
+    }
+    res.status(504);
+    return {
+      ...errorBody(504, `workflow ${submitted.correlation_id} did not finish by its deadline`),
+      correlation_id: submitted.correlation_id,
+      status_url: statusUrl(submitted.correlation_id),
+      workflow,
+    } as ReturnType<typeof errorBody>;
+  }
+}
+
+function parseWait(value: string | undefined): boolean {
+  if (value === undefined || value === '' || value === 'false' || value === '0') return false;
+  if (value === 'true' || value === '1') return true;
+  throw new InvalidRequestException([{ field: 'wait', messages: ['wait must be true or false'] }], 'invalid query string');
+}

@@ -1,0 +1,65 @@
+import {
+  ArrayMaxSize,
+  ArrayUnique,
+  IsArray,
+  IsBoolean,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
+import { MAX_QUERY_CHARS, MAX_TOP_K, PROFILE_NAME_PATTERN, SESSION_ID_PATTERN, TENANT_ID_PATTERN } from '@chorus/envelope';
+
+/** Body of `POST /v1/queries`. */
+export class SubmitQueryDto {
+  /** The question or keywords. */
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(MAX_QUERY_CHARS)
+  @Matches(/\S/, { message: 'query must contain a non-space character' })
+  query!: string;
+
+  /** The tenant; `default` when absent. */
+  @IsOptional()
+  @IsString()
+  @Matches(TENANT_ID_PATTERN, { message: 'tenant_id must match [a-z0-9][a-z0-9_-]{0,62}' })
+  tenant_id?: string;
+
+  /** The caller's session id. */
+  @IsOptional()
+  @IsString()
+  @Matches(SESSION_ID_PATTERN, { message: 'session_id must match [A-Za-z0-9_-]{1,64}' })
+  session_id?: string;
+
+  /** Profiles to use; the planner chooses when absent. */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(8)
+  @ArrayUnique()
+  @IsString({ each: true })
+  @Matches(PROFILE_NAME_PATTERN, { each: true, message: 'each profile must match [a-z][a-z0-9_-]{0,31}' })
+  profiles?: string[];
+
+  /** Results to return (1–100). */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_TOP_K)
+  top_k?: number;
+
+  /** The workflow's deadline, in milliseconds from now. */
+  @IsOptional()
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  deadline_ms?: number;
+
+  /** Fail instead of degrading when a planned profile does not answer. */
+  @IsOptional()
+  @IsBoolean()
+  require_all?: boolean;
+}

@@ -1,0 +1,19 @@
+import { startAgent, type Bus, type Component } from '@chorus/bus';
+import type { ChorusConfig } from '@chorus/config';
+import type { Logger } from '@chorus/observability';
+import { PLANNER_AGENT } from './classification-result.handler';
+import { PlannerModule } from './planner.module';
+
+export function startPlanner(bus: Bus, config: ChorusConfig, log: Logger): Promise<Component> {
+  const module = PlannerModule.register({
+    profiles: config.profiles,
+    rrfK: config.search.rrfK,
+    rankWindow: config.search.rankWindow,
+    responderReserveMs: config.search.responderReserveMs,
+  });
+  return startAgent(PLANNER_AGENT, module, {
+    bus,
+    consumer: { ...config.consumer, agent: PLANNER_AGENT },
+    log: log.child({ agent: PLANNER_AGENT }),
+  });
+}

@@ -1,0 +1,137 @@
+import type {
+  ClassificationResultPayload,
+  ExecutionPlanPayload,
+  PlannedProfile,
+  Route,
+} from '@chorus/envelope';
+
+export interface PlannerOptions {
+  /** Profiles this deployment runs, in preference order. */
+  profiles: readonly string[];
+  rrfK: number;
+  rankWindow: number;
+  /** Time left for the responder after the search step's deadline. */
+  responderReserveMs: number;
+}
+
+/** A profile the planner chooses when its confidence reaches this. */
+export const SELECTION_THRESHOLD = 0.5;
+
+/**
+ * Plans a search. Routes are explicit: DIRECT when the caller named one profile, PARALLEL when it
+ * named several, COMPLEX when the planner chooses from the classification. Each profile gets a
+ * confidence and a reason; those below the threshold are listed as alternatives.
+ */
+export function planExecution(
+  classification: ClassificationResultPayload,
+  options: PlannerOptions,
+  workflowDeadline: Date,
+  now: Date,
+): ExecutionPlanPayload {
+  const explicit = classification.explicit_profiles;
+  let route: Route;
+  let profiles: PlannedProfile[];
+  let alternatives: PlannedProfile[];
+  if (explicit.length > 0) {
+    route = explicit.length === 1 ? 'DIRECT' : 'PARALLEL';
+    profiles = explicit.map((name) => ({
+      name,
+      confidence: 1,
+      reason: options.profiles.includes(name) ? 'named by the caller' : 'named by the caller; not in this deployment\'s profile list',
+    }));
+    alternatives = options.profiles
+      .filter((p) => !explicit.includes(p))
+      .map((name) => ({ name, confidence: 0, reason: 'not named by the caller' }));
+  } else {
+    route = 'COMPLEX';
+    const scored = options.profiles.map((name) => scoreProfile(name, classification));
+    profiles = scored.filter((p) => p.confidence >= SELECTION_THRESHOLD);
+    alternatives = scored.filter((p) => p.confidence < SELECTION_THRESHOLD);
+    if (profiles.length === 0 && scored.length > 0) {
+      const best = [...scored].sort((a, b) => b.confidence - a.confidence)[0];
+      profiles = [best];
+      alternatives = scored.filter((p) => p !== best);
+    }
+  }
+  const remaining = workflowDeadline.getTime() - now.getTime();
+  const reserve = Math.min(options.responderReserveMs, Math.max(0, Math.floor(remaining * 0.2)));
+  const topK = classification.request.top_k;
+  return {
+    request: classification.request,
+    search_text: classification.search_text,
+    route,
+    profiles,
+    alternatives,
+    top_k: topK,
+    fusion: { k: options.rrfK, rank_window: Math.max(options.rankWindow, topK) },
+    search_deadline: new Date(workflowDeadline.getTime() - reserve).toISOString(),
+    require_all: classification.request.require_all,
+    explanation: explain(route, profiles, classification),
+  };
+}
+
+/** How useful a profile looks for this query; the reasons are part of the plan. */
+function scoreProfile(name: string, c: ClassificationResultPayload): PlannedProfile {
+  const identifiers = c.entities.filter((e) => e.kind === 'identifier' || e.kind === 'flag').length;
+  const quoted = c.entities.some((e) => e.kind === 'quoted');
+  const typos = c.signals.filter((s) => s.startsWith('typo:')).length;
+  const reasons: string[] = [];
+  let confidence: number;
+  switch (name) {
+    case 'bm25':
+      confidence = 0.8;
+      reasons.push('exact-term ranking suits most queries');
+      if (c.modality === 'keyword') {
+        confidence += 0.1;
+        reasons.push('keyword query');
+      }
+      if (typos > 0) {
+        confidence -= 0.1;
+        reasons.push('likely typos weaken exact terms');
+      }
+      break;
+    case 'trigram':
+      confidence = 0.6;
+      reasons.push('character n-grams catch partial and inflected words');
+      if (identifiers > 0) {
+        confidence += 0.2;
+        reasons.push('code identifiers match as substrings');
+      }
+      if (quoted) {
+        confidence += 0.1;
+        reasons.push('quoted phrase');
+      }
+      if (typos > 0) {
+        confidence += 0.3;
+        reasons.push('likely typos');
+      }
+      break;
+    case 'wordvec':
+      confidence = 0.4;
+      reasons.push('semantic similarity');
+      if (c.modality === 'natural_language' && (c.intent === 'definition' || c.intent === 'how_to' || c.intent === 'question')) {
+        confidence += 0.2;
+        reasons.push(`natural-language ${c.intent} query`);
+      }
+      if (c.modality === 'code') {
+        confidence -= 0.2;
+        reasons.push('code queries need exact tokens');
+      }
+      break;
+    default:
+      confidence = SELECTION_THRESHOLD;
+      reasons.push('no specific rule; included by default');
+  }
+  return { name, confidence: round(Math.max(0, Math.min(1, confidence))), reason: reasons.join('; ') };
+}
+
+function explain(route: Route, profiles: PlannedProfile[], c: ClassificationResultPayload): string {
+  const names = profiles.map((p) => p.name).join(', ') || 'none';
+  if (route === 'DIRECT') return `The caller named one profile (${names}); it is queried alone.`;
+  if (route === 'PARALLEL') return `The caller named ${profiles.length} profiles (${names}); they are queried in parallel and fused with RRF.`;
+  return `A ${c.complexity} ${c.modality.replace('_', ' ')} ${c.intent.replace('_', '-')} query: querying ${names} in parallel and fusing with RRF.`;
+}
+
+function round(n: number): number {
+  return Math.round(n * 100) / 100;
+}

@@ -1,0 +1,2 @@
+export { loadCorpus, type LoadedCorpus } from './corpus.loader';
+export { startProfiles } from './profile.app';

@@ -1,0 +1,90 @@
+import { analyzeEnglish, splitSentences } from '@chorus/profiles';
+import type { AnswerSource, FusedResult, RankedResult } from '@chorus/envelope';
+
+export interface AnswerOptions {
+  /** Documents the answer may quote from. */
+  maxDocuments: number;
+  /** Sentences in the answer. */
+  maxSentences: number;
+  snippetChars: number;
+}
+
+export function defaultAnswerOptions(): AnswerOptions {
+  return { maxDocuments: 3, maxSentences: 2, snippetChars: 300 };
+}
+
+export interface Answer {
+  answer: string;
+  results: RankedResult[];
+  sources: AnswerSource[];
+}
+
+interface ScoredSentence {
+  sentence: string;
+  rank: number;
+  documentId: string;
+  score: number;
+  position: number;
+}
+
+/**
+ * A short extractive answer: the sentences of the top documents that share the most query terms
+ * (weighted towards better-ranked documents), each cited `[n]` by its result's rank. Every result
+ * gets the best-matching passage of its document as its snippet.
+ */
+export function composeAnswer(query: string, fused: readonly FusedResult[], options = defaultAnswerOptions()): Answer {
+  const terms = new Set(analyzeEnglish(query));
+  const perDocument = fused.map((result, i) => scoreSentences(result, i + 1, terms));
+  const results: RankedResult[] = fused.map((r, i) => ({
+    rank: i + 1,
+    id: r.id,
+    title: r.title,
+    snippet: snippetOf(perDocument[i], r, options.snippetChars),
+    score: r.score,
+    ranks: r.ranks,
+  }));
+  if (fused.length === 0) return { answer: 'No documents matched the query.', results, sources: [] };
+
+  const candidates = perDocument
+    .slice(0, options.maxDocuments)
+    .flat()
+    .filter((s) => s.score > 0)
+    .sort((a, b) => b.score - a.score || a.rank - b.rank || a.position - b.position);
+  // Best sentence of each document first (an answer drawn from several sources), then the next best.
+  const chosen: ScoredSentence[] = [];
+  for (const c of candidates) {
+    if (chosen.length < options.maxSentences && !chosen.some((s) => s.documentId === c.documentId)) chosen.push(c);
+  }
+  for (const c of candidates) {
+    if (chosen.length < options.maxSentences && !chosen.includes(c)) chosen.push(c);
+  }
+  if (chosen.length === 0) {
+    const first = perDocument[0][0];
+    if (first) chosen.push(first);
+  }
+  chosen.sort((a, b) => a.rank - b.rank || a.position - b.position);
+  const answer = chosen.length > 0 ? chosen.map((s) => `${s.sentence} [${s.rank}]`).join(' ') : `See ${fused[0].title || fused[0].id} [1].`;
+  return {
+    answer,
+    results,
+    sources: chosen.map((s) => ({ sentence: s.sentence, document_id: s.documentId, result_rank: s.rank })),
+  };
+}
+
+function scoreSentences(result: FusedResult, rank: number, terms: ReadonlySet<string>): ScoredSentence[] {
+  const sentences = splitSentences(result.text).filter((s) => s.length >= 20 && s.length <= 600);
+  return sentences.map((sentence, position) => {
+    const words = analyzeEnglish(sentence);
+    const matched = new Set(words.filter((w) => terms.has(w)));
+    const coverage = terms.size === 0 ? 0 : matched.size / terms.size;
+    // Coverage of the query, damped by length, and a prior for better-ranked documents.
+    const score = coverage === 0 ? 0 : coverage / Math.sqrt(Math.max(8, words.length) / 8) + 0.1 / rank;
+    return { sentence: sentence.trim(), rank, documentId: result.id, score, position };
+  });
+}
+
+function snippetOf(sentences: ScoredSentence[], result: FusedResult, maxChars: number): string {
+  const best = [...sentences].sort((a, b) => b.score - a.score || a.position - b.position)[0];
+  const text = best?.sentence ?? result.text.trim();
+  return text.length <= maxChars ? text : `${text.slice(0, maxChars - 1).trimEnd()}…`;
+}

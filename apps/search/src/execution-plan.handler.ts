@@ -1,0 +1,104 @@
+import { Controller, Inject } from '@nestjs/common';
+import { Ctx, Payload } from '@nestjs/microservices';
+import {
+  deriveEnvelope,
+  MessageTypes,
+  StepFailedError,
+  type Envelope,
+  type EnvelopeOf,
+  type ExecutionPlanPayload,
+  type FusedResult,
+  type ProfileDocument,
+} from '@chorus/envelope';
+import { OnEnvelope, ProfileClient, type HandlerContext } from '@chorus/bus';
+import { fuseRrf } from '@chorus/fusion';
+import { fanOut } from './profile.fanout';
+
+export const SEARCH_AGENT = 'search';
+export const SEARCH_OPTIONS = Symbol('SEARCH_OPTIONS');
+
+export interface SearchOptions {
+  profileTimeoutMs: number;
+  /** Characters of each result's text carried to the responder. */
+  documentChars: number;
+}
+
+/** Turns an `execution_plan` into `tool_results`: parallel profile requests fused with RRF. */
+@Controller()
+export class ExecutionPlanHandler {
+  constructor(
+    private readonly profiles: ProfileClient,
+    @Inject(SEARCH_OPTIONS) private readonly options: SearchOptions,
+  ) {}
+
+  @OnEnvelope(MessageTypes.ExecutionPlan)
+  async handle(@Payload() envelope: Envelope, @Ctx() ctx: HandlerContext): Promise<EnvelopeOf<'tool_results'>> {
+    const started = Date.now();
+    const plan = envelope.payload as ExecutionPlanPayload;
+    const deadline = new Date(Math.min(Date.parse(plan.search_deadline), ctx.deadline.getTime()));
+    const names = plan.profiles.map((p) => p.name);
+    const { replies, degraded } = await fanOut(this.profiles, {
+      profiles: names,
+      text: plan.search_text,
+      limit: plan.fusion.rank_window,
+      correlationId: envelope.correlation_id,
+      deadline,
+      profileTimeoutMs: this.options.profileTimeoutMs,
+      signal: ctx.signal,
+    });
+    if (degraded.length > 0) ctx.log.warn({ degraded }, 'searched without every lens');
+    if (plan.require_all && degraded.length > 0) {
+      const missing = degraded.map((d) => `${d.profile} (${d.reason})`).join(', ');
+      throw new StepFailedError('PROFILE_MISSING', `require_all is set and these profiles did not answer: ${missing}`);
+    }
+    if (replies.length === 0) {
+      const missing = degraded.map((d) => `${d.profile}: ${d.detail}`).join('; ');
+      // Worth another try only while a profile could still come up in time.
+      const retryable = degraded.some((d) => d.reason === 'unavailable') && deadline.getTime() - Date.now() > 1000;
+      throw new StepFailedError('NO_PROFILE_ANSWERED', `no planned profile answered: ${missing}`, { retryable });
+    }
+    const fused = fuseRrf(
+      replies.map((r) => ({ profile: r.profile, ids: r.hits.map((h) => h.id) })),
+      { k: plan.fusion.k, rankWindow: plan.fusion.rank_window, weights: plan.fusion.weights },
+    ).slice(0, plan.top_k);
+    const documents = await this.fetchDocuments(fused.map((f) => f.id), replies.map((r) => r.profile), deadline, ctx);
+    const results: FusedResult[] = fused.map((f) => {
+      const doc = documents.get(f.id);
+      return { id: f.id, title: doc?.title ?? '', text: doc?.text ?? '', score: f.score, ranks: f.ranks };
+    });
+    return deriveEnvelope(envelope, {
+      messageType: MessageTypes.ToolResults,
+      agent: SEARCH_AGENT,
+      targetAgent: 'responder',
+      nextSteps: ['responder'],
+      payload: {
+        request: plan.request,
+        search_text: plan.search_text,
+        results,
+        profiles_used: replies.map((r) => r.profile),
+        degraded,
+        fusion: plan.fusion,
+        candidates: Object.fromEntries(replies.map((r) => [r.profile, r.hits.length])),
+        took_ms: Date.now() - started,
+      },
+    });
+  }
+
+  /** Texts of the fused results, from the profiles that answered (any of them may hold a document). */
+  private async fetchDocuments(ids: string[], profiles: string[], deadline: Date, ctx: HandlerContext): Promise<Map<string, ProfileDocument>> {
+    const found = new Map<string, ProfileDocument>();
+    for (const profile of profiles) {
+      const missing = ids.filter((id) => !found.has(id));
+      if (missing.length === 0) break;
+      const timeout = Math.min(this.options.profileTimeoutMs, deadline.getTime() - Date.now());
+      if (timeout <= 0) break;
+      try {
+        const reply = await this.profiles.documents(profile, { ids: missing, max_chars: this.options.documentChars }, timeout, ctx.signal);
+        for (const d of reply.documents) found.set(d.id, d);
+      } catch (e) {
+        ctx.log.warn({ err: e, profile }, 'could not fetch documents');
+      }
+    }
+    return found;
+  }
+}

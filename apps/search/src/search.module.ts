@@ -1,0 +1,17 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { ProfileClient, type Bus } from '@chorus/bus';
+import { ExecutionPlanHandler, SEARCH_OPTIONS, type SearchOptions } from './execution-plan.handler';
+
+@Module({})
+export class SearchModule {
+  static register(bus: Bus, options: SearchOptions): DynamicModule {
+    return {
+      module: SearchModule,
+      controllers: [ExecutionPlanHandler],
+      providers: [
+        { provide: ProfileClient, useValue: new ProfileClient(bus) },
+        { provide: SEARCH_OPTIONS, useValue: options },
+      ],
+    };
+  }
+}

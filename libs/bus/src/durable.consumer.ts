@@ -1,0 +1,149 @@
+import { AckPolicy, DeliverPolicy, type ConsumerConfig, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
+import type { Logger } from '@chorus/observability';
+import type { Bus } from './nats.bus';
+
+export interface DurableConsumerSpec {
+  stream: string;
+  /** Shared by every replica: the stream hands each message to one of them. */
+  durable: string;
+  filter: string;
+  ackWaitMs: number;
+  maxDeliver: number;
+  /** Messages processed at once by this process. */
+  concurrency: number;
+}
+
+/** Creates the durable pull consumer, or brings its settings up to date. */
+export async function ensureDurableConsumer(bus: Bus, spec: DurableConsumerSpec): Promise<void> {
+  const maxAckPending = Math.max(1000, spec.concurrency * 4);
+  const config: Partial<ConsumerConfig> & { durable_name: string } = {
+    durable_name: spec.durable,
+    filter_subject: spec.filter,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: nanos(spec.ackWaitMs),
+    max_deliver: spec.maxDeliver,
+    max_ack_pending: maxAckPending,
+  };
+  try {
+    const { config: c } = await bus.jsm.consumers.info(spec.stream, spec.durable);
+    if (c.filter_subject !== config.filter_subject || c.ack_wait !== config.ack_wait || c.max_deliver !== config.max_deliver) {
+      await bus.jsm.consumers.update(spec.stream, spec.durable, {
+        filter_subject: config.filter_subject,
+        ack_wait: config.ack_wait,
+        max_deliver: config.max_deliver,
+        max_ack_pending: maxAckPending,
+      });
+    }
+  } catch (e) {
+    if (!/not found/i.test(String((e as Error).message))) throw e;
+    try {
+      await bus.jsm.consumers.add(spec.stream, config);
+    } catch (addError) {
+      // A replica created it between our look-up and our add.
+      if (!/already (exists|in use)/i.test(String((addError as Error).message))) throw addError;
+    }
+  }
+}
+
+/**
+ * A loop over a durable pull consumer that processes up to `concurrency` messages at once and
+ * stops pulling while that many are in flight. Processing (ack, nak, term) is the caller's.
+ */
+export class DurableConsumer {
+  private messages?: ConsumerMessages;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly shutdown = new AbortController();
+  private loop?: Promise<void>;
+  private waiter?: () => void;
+
+  constructor(
+    private readonly bus: Bus,
+    readonly spec: DurableConsumerSpec,
+    private readonly process: (m: JsMsg) => Promise<void>,
+    private readonly log: Logger,
+  ) {}
+
+  /** Aborted when the consumer stops and its grace period is over. */
+  get shutdownSignal(): AbortSignal {
+    return this.shutdown.signal;
+  }
+
+  async start(): Promise<void> {
+    await ensureDurableConsumer(this.bus, this.spec);
+    const consumer = await this.bus.js.consumers.get(this.spec.stream, this.spec.durable);
+    this.messages = await consumer.consume({ max_messages: Math.max(8, this.spec.concurrency) });
+    this.loop = this.run(this.messages);
+  }
+
+  /** Stops pulling, lets in-flight messages finish (up to `graceMs`), then aborts them. */
+  async stop(graceMs = 5000): Promise<void> {
+    await this.messages?.close();
+    await this.loop;
+    const timer = setTimeout(() => this.shutdown.abort(new Error('shutting down')), graceMs);
+    await Promise.allSettled([...this.inFlight]);
+    clearTimeout(timer);
+  }
+
+  private async run(messages: ConsumerMessages): Promise<void> {
+    try {
+      for await (const m of messages) {
+        while (this.inFlight.size >= this.spec.concurrency) {
+          await new Promise<void>((resolve) => (this.waiter = resolve));
+        }
+        const p: Promise<void> = this.process(m)
+          .catch((e) => this.log.error({ err: e, subject: m.subject, consumer: this.spec.durable }, 'message processing failed'))
+          .finally(() => {
+            this.inFlight.delete(p);
+            const w = this.waiter;
+            this.waiter = undefined;
+            w?.();
+          });
+        this.inFlight.add(p);
+      }
+    } catch (e) {
+      this.log.error({ err: e, consumer: this.spec.durable }, 'consumer loop ended with an error');
+    }
+  }
+}
+
+export interface JsonMessageMeta {
+  subject: string;
+  streamSeq: number;
+  delivery: number;
+}
+
+/**
+ * A durable consumer of JSON messages (dead letters, duplicate notices): the handler's success acks,
+ * its failure naks for redelivery, and a body that is not JSON is logged and terminated.
+ */
+export function createJsonConsumer<T>(
+  bus: Bus,
+  spec: DurableConsumerSpec,
+  handle: (value: T, meta: JsonMessageMeta) => Promise<void>,
+  log: Logger,
+): DurableConsumer {
+  return new DurableConsumer(
+    bus,
+    spec,
+    async (m) => {
+      let value: T;
+      try {
+        value = m.json<T>();
+      } catch (e) {
+        log.warn({ err: e, subject: m.subject, stream_seq: m.seq }, 'message is not JSON; dropped');
+        m.term();
+        return;
+      }
+      try {
+        await handle(value, { subject: m.subject, streamSeq: m.seq, delivery: m.info.deliveryCount });
+        m.ack();
+      } catch (e) {
+        log.warn({ err: e, subject: m.subject }, 'message handling failed; will retry');
+        m.nak(Math.min(5000, 100 * 2 ** m.info.deliveryCount));
+      }
+    },
+    log,
+  );
+}

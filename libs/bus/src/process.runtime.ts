@@ -1,0 +1,84 @@
+import type { Logger } from '@chorus/observability';
+import type { BusOptions } from './bus.options';
+import { Bus } from './nats.bus';
+
+/** Something a process starts and must stop on shutdown. */
+export interface Component {
+  readonly name: string;
+  close(): Promise<void>;
+}
+
+export interface RunningProcess {
+  bus: Bus;
+  components: Component[];
+  /** Stops the components (last started first), then drains the bus. Idempotent. */
+  shutdown(reason: string): Promise<void>;
+}
+
+/**
+ * Connects, ensures the streams, starts each component, and wires SIGINT/SIGTERM to a graceful
+ * shutdown. Each component starts in isolation: one that fails to start is logged and reported,
+ * and does not stop the others (an earlier system let one broken agent take down all of them).
+ */
+export async function runProcess(
+  log: Logger,
+  busOptions: BusOptions,
+  starters: Array<{ name: string; start: (bus: Bus) => Promise<Component> }>,
+  options: { exitOnSignal?: boolean; afterShutdown?: () => Promise<void> } = {},
+): Promise<RunningProcess & { failed: Array<{ name: string; error: unknown }> }> {
+  const bus = await Bus.connect(busOptions, log);
+  await bus.ensureTopology();
+  const components: Component[] = [];
+  const failed: Array<{ name: string; error: unknown }> = [];
+  for (const starter of starters) {
+    try {
+      components.push(await starter.start(bus));
+    } catch (error) {
+      log.error({ err: error, component: starter.name }, `${starter.name} failed to start`);
+      failed.push({ name: starter.name, error });
+    }
+  }
+  let stopping: Promise<void> | undefined;
+  const shutdown = (reason: string) => {
+    stopping ??= (async () => {
+      log.info({ reason }, 'shutting down');
+      for (const c of [...components].reverse()) {
+        try {
+          await c.close();
+        } catch (e) {
+          log.warn({ err: e, component: c.name }, 'component did not close cleanly');
+        }
+      }
+      await bus.close();
+      await options.afterShutdown?.();
+      log.info('stopped');
+    })();
+    return stopping;
+  };
+  if (options.exitOnSignal ?? true) {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.once(signal, () => {
+        void shutdown(signal).finally(() => {
+          log.flush?.();
+          process.exit(0);
+        });
+      });
+    }
+  }
+  return { bus, components, failed, shutdown };
+}
+
+/** Runs one app as its own process; a start failure shuts down and rethrows (the caller exits 1). */
+export async function runStandalone(
+  log: Logger,
+  busOptions: BusOptions,
+  starter: { name: string; start: (bus: Bus) => Promise<Component> },
+): Promise<RunningProcess> {
+  const running = await runProcess(log, busOptions, [starter]);
+  if (running.failed.length > 0) {
+    await running.shutdown('failed to start');
+    throw running.failed[0].error;
+  }
+  log.info(`${starter.name} ready`);
+  return running;
+}

@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import { isAbsolute, resolve } from 'node:path';
+import type { BusOptions, ConsumerOptions } from '@chorus/bus';
+import { PROFILE_NAME_PATTERN, type CorrelationStrategy } from '@chorus/envelope';
+import { ConfigError, EnvReader } from './env.parser';
+
+/** Everything a Chorus process is configured with; parsed once in main.ts, frozen, passed down. */
+export interface ChorusConfig {
+  /** Where NATS was asked to be (NATS_URL); absent lets `npm start` find or start one. */
+  natsUrl: string | undefined;
+  bus: BusOptions;
+  consumer: Omit<ConsumerOptions, 'agent'>;
+  logLevel: string;
+  /** The project's root (README.md and docs/ for the default corpus, `.chorus/` for local data). */
+  root: string;
+  dataDir: string;
+  http: { host: string; port: number; bodyLimitBytes: number };
+  workflow: { defaultDeadlineMs: number; maxDeadlineMs: number; defaultTopK: number; terminalGraceMs: number };
+  correlation: { strategy: CorrelationStrategy; secret: string };
+  /** A JSONL corpus (`{"id","title","text"}` per line); absent means the project's own docs. */
+  corpusPath: string | undefined;
+  /** Profiles this deployment runs (and the planner may choose). */
+  profiles: string[];
+  search: { rrfK: number; rankWindow: number; profileTimeoutMs: number; responderReserveMs: number; documentChars: number };
+  hub: { bucket: string; retentionMs: number; sweepIntervalMs: number; cacheSize: number };
+}
+
+const SECOND = 1000;
+const DAY = 24 * 60 * 60 * SECOND;
+
+/** Parses the environment into a frozen config; throws one ConfigError listing every bad variable. */
+export function parseChorusConfig(env: Readonly<Record<string, string | undefined>>, cwd: string): Readonly<ChorusConfig> {
+  const r = new EnvReader(env);
+  const root = resolve(cwd, r.string('CHORUS_ROOT', '.'));
+  const natsUrl = r.optional('NATS_URL');
+  const replicas = r.int('CHORUS_REPLICAS', 1, 1, 5);
+  const corpus = r.optional('CHORUS_CORPUS');
+  const config: ChorusConfig = {
+    natsUrl,
+    bus: {
+      servers: natsUrl ? natsUrl.split(',').map((s) => s.trim()) : ['nats://127.0.0.1:4222'],
+      name: r.string('CHORUS_CONNECTION_NAME', 'chorus'),
+      user: r.optional('NATS_USER'),
+      pass: r.optional('NATS_PASS'),
+      token: r.optional('NATS_TOKEN'),
+      workflowStream: r.string('CHORUS_WORKFLOW_STREAM', 'CHORUS_WF'),
+      deadLetterStream: r.string('CHORUS_DEAD_LETTER_STREAM', 'CHORUS_DLQ'),
+      duplicateStream: r.string('CHORUS_DUPLICATE_STREAM', 'CHORUS_DUP'),
+      duplicateWindowMs: r.int('CHORUS_DUPLICATE_WINDOW_MS', 120 * SECOND, SECOND, DAY),
+      workflowRetentionMs: r.int('CHORUS_STREAM_RETENTION_MS', 7 * DAY, 60 * SECOND, 365 * DAY),
+      deadLetterRetentionMs: r.int('CHORUS_DEAD_LETTER_RETENTION_MS', 30 * DAY, 60 * SECOND, 365 * DAY),
+      replicas,
+      requestTimeoutMs: r.int('CHORUS_NATS_TIMEOUT_MS', 5 * SECOND, 100, 60 * SECOND),
+    },
+    consumer: {
+      concurrency: r.int('CHORUS_CONCURRENCY', 64, 1, 4096),
+      maxDeliver: r.int('CHORUS_MAX_DELIVER', 5, 1, 100),
+      ackWaitMs: r.int('CHORUS_ACK_WAIT_MS', 30 * SECOND, SECOND, 10 * 60 * SECOND),
+      retryBaseMs: r.int('CHORUS_RETRY_BASE_MS', 200, 1, 60 * SECOND),
+      retryMaxMs: r.int('CHORUS_RETRY_MAX_MS', 5 * SECOND, 1, 10 * 60 * SECOND),
+      skipExpired: true,
+    },
+    logLevel: r.oneOf('CHORUS_LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    root,
+    dataDir: resolve(root, r.string('CHORUS_DATA_DIR', '.chorus')),
+    http: {
+      host: r.string('CHORUS_HTTP_HOST', '127.0.0.1'),
+      port: r.int('CHORUS_HTTP_PORT', 3000, 0, 65535),
+      bodyLimitBytes: r.int('CHORUS_HTTP_BODY_LIMIT', 64 * 1024, 1024, 16 * 1024 * 1024),
+    },
+    workflow: {
+      defaultDeadlineMs: r.int('CHORUS_DEFAULT_DEADLINE_MS', 10 * SECOND, 100, 10 * 60 * SECOND),
+      maxDeadlineMs: r.int('CHORUS_MAX_DEADLINE_MS', 5 * 60 * SECOND, 100, 60 * 60 * SECOND),
+      defaultTopK: r.int('CHORUS_DEFAULT_TOP_K', 10, 1, 100),
+      terminalGraceMs: r.int('CHORUS_TERMINAL_GRACE_MS', 3 * SECOND, 0, 60 * SECOND),
+    },
+    correlation: {
+      strategy: r.oneOf<CorrelationStrategy>('CHORUS_CORRELATION_STRATEGY', 'uuidv7', ['uuidv7', 'session']),
+      // Without a configured secret each process draws its own: session ids then collapse only per process.
+      secret: r.string('CHORUS_ID_SECRET', randomBytes(32).toString('hex')),
+    },
+    corpusPath: corpus ? (isAbsolute(corpus) ? corpus : resolve(root, corpus)) : undefined,
+    profiles: r.list('CHORUS_PROFILES', ['bm25', 'trigram'], PROFILE_NAME_PATTERN),
+    search: {
+      rrfK: r.number('CHORUS_RRF_K', 60, 0, 10_000),
+      rankWindow: r.int('CHORUS_RANK_WINDOW', 100, 1, 10_000),
+      profileTimeoutMs: r.int('CHORUS_PROFILE_TIMEOUT_MS', 3 * SECOND, 10, 10 * 60 * SECOND),
+      responderReserveMs: r.int('CHORUS_RESPONDER_RESERVE_MS', 300, 0, 60 * SECOND),
+      documentChars: r.int('CHORUS_DOCUMENT_CHARS', 4000, 100, 100_000),
+    },
+    hub: {
+      bucket: r.string('CHORUS_LEDGER_BUCKET', 'chorus_workflows'),
+      retentionMs: r.int('CHORUS_HUB_RETENTION_MS', DAY, 10 * SECOND, 365 * DAY),
+      sweepIntervalMs: r.int('CHORUS_HUB_SWEEP_MS', 100, 10, 60 * SECOND),
+      cacheSize: r.int('CHORUS_HUB_CACHE_SIZE', 10_000, 10, 10_000_000),
+    },
+  };
+  if (config.workflow.defaultDeadlineMs > config.workflow.maxDeadlineMs) {
+    r.problems.push('CHORUS_DEFAULT_DEADLINE_MS must not exceed CHORUS_MAX_DEADLINE_MS');
+  }
+  if (r.problems.length > 0) throw new ConfigError(r.problems);
+  return deepFreeze(config);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,73 @@
+/** Reads typed values out of an environment record, collecting every problem instead of stopping at the first. */
+export class EnvReader {
+  readonly problems: string[] = [];
+
+  constructor(private readonly env: Readonly<Record<string, string | undefined>>) {}
+
+  string(name: string, fallback: string): string {
+    const v = this.env[name];
+    return v === undefined || v === '' ? fallback : v;
+  }
+
+  optional(name: string): string | undefined {
+    const v = this.env[name];
+    return v === undefined || v === '' ? undefined : v;
+  }
+
+  int(name: string, fallback: number, min: number, max: number): number {
+    const raw = this.optional(name);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      this.problems.push(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+      return fallback;
+    }
+    return n;
+  }
+
+  number(name: string, fallback: number, min: number, max: number): number {
+    const raw = this.optional(name);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n < min || n > max) {
+      this.problems.push(`${name} must be a number from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+      return fallback;
+    }
+    return n;
+  }
+
+  oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[]): T {
+    const raw = this.optional(name);
+    if (raw === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(raw)) {
+      this.problems.push(`${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(raw)}`);
+      return fallback;
+    }
+    return raw as T;
+  }
+
+  list(name: string, fallback: string[], pattern?: RegExp): string[] {
+    const raw = this.optional(name);
+    if (raw === undefined) return fallback;
+    const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
+    const bad = pattern ? items.filter((i) => !pattern.test(i)) : [];
+    if (bad.length > 0) this.problems.push(`${name} has invalid entries: ${bad.join(', ')}`);
+    return items.filter((i) => !bad.includes(i));
+  }
+
+  bool(name: string, fallback: boolean): boolean {
+    const raw = this.optional(name);
+    if (raw === undefined) return fallback;
+    if (/^(1|true|yes|on)$/i.test(raw)) return true;
+    if (/^(0|false|no|off)$/i.test(raw)) return false;
+    this.problems.push(`${name} must be true or false, got ${JSON.stringify(raw)}`);
+    return fallback;
+  }
+}
+
+export class ConfigError extends Error {
+  readonly code = 'INVALID_CONFIG';
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  }
+}

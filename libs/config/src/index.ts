@@ -1,0 +1,2 @@
+export { parseChorusConfig, type ChorusConfig } from './chorus.config';
+export { ConfigError, EnvReader } from './env.parser';

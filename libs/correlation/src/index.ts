@@ -1,0 +1,12 @@
+export { ledgerKey, toSummary, toView, type WorkflowRecord } from './workflow.record';
+export {
+  HUB_AGENT,
+  applyDeadline,
+  applyDroppedDuplicate,
+  applyEnvelope,
+  createRecord,
+  type Delivery,
+  type Effect,
+  type StatusChange,
+  type Transition,
+} from './workflow.transitions';

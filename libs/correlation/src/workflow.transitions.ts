@@ -1,0 +1,206 @@
+import {
+  isTerminalStatus,
+  type Envelope,
+  type ErrorDetailsShape,
+  type MessageType,
+  type OrchestrationCommandPayload,
+  type QueryPayload,
+  type ResponsePayload,
+  type StatusUpdatePayload,
+  type ToolResultsPayload,
+  type WorkflowStatus,
+} from '@chorus/envelope';
+import type { WorkflowRecord } from './workflow.record';
+
+/** The hub's own agent name: its status updates are recorded but never applied. */
+export const HUB_AGENT = 'hub';
+
+/** A status change the hub must announce with a `status_update` envelope. */
+export interface StatusChange {
+  status: WorkflowStatus;
+  previous: WorkflowStatus;
+  reason: string;
+  step: MessageType | null;
+  error: ErrorDetailsShape | null;
+}
+
+export type Effect = 'applied' | 'redelivered' | 'duplicate' | 'late' | 'recorded';
+
+export interface Transition {
+  record: WorkflowRecord;
+  effect: Effect;
+  emits: StatusChange[];
+}
+
+/** Where the envelope was stored, which tells a redelivery from a re-publish. */
+export interface Delivery {
+  idempotencyKey: string;
+  streamSeq: number;
+}
+
+/** A new, empty record for a workflow first seen through `envelope`. */
+export function createRecord(envelope: Envelope, now: Date): WorkflowRecord {
+  return {
+    correlation_id: envelope.correlation_id,
+    tenant_id: envelope.tenant_id,
+    query: null,
+    status: 'pending',
+    degraded: false,
+    degradations: [],
+    started_at: envelope.message_type === 'query' ? envelope.timestamp : now.toISOString(),
+    updated_at: now.toISOString(),
+    finished_at: null,
+    deadline: envelope.deadline,
+    agents_involved: [],
+    steps: [],
+    next_steps: [],
+    errors: [],
+    duplicates_dropped: 0,
+    late_envelopes: 0,
+    result: null,
+    seen: {},
+    times: {},
+  };
+}
+
+/**
+ * Applies one envelope to a workflow: `(state, envelope) → { state, emits }`. Pure: the record is
+ * copied, never mutated. Each idempotency key is recorded once; a terminal status never changes.
+ */
+export function applyEnvelope(current: WorkflowRecord | null, envelope: Envelope, delivery: Delivery, now: Date): Transition {
+  const base = current ?? createRecord(envelope, now);
+  const known = base.seen[delivery.idempotencyKey];
+  if (known !== undefined) {
+    if (known === delivery.streamSeq) return { record: base, effect: 'redelivered', emits: [] };
+    return { record: { ...base, duplicates_dropped: base.duplicates_dropped + 1, updated_at: now.toISOString() }, effect: 'duplicate', emits: [] };
+  }
+  const record: WorkflowRecord = {
+    ...base,
+    seen: { ...base.seen, [delivery.idempotencyKey]: delivery.streamSeq },
+    times: { ...base.times, [envelope.message_id]: envelope.timestamp },
+    updated_at: now.toISOString(),
+  };
+  const isOwnUpdate = envelope.agent === HUB_AGENT && envelope.message_type === 'status_update';
+  if (isOwnUpdate) return { record, effect: 'recorded', emits: [] };
+  if (isTerminalStatus(record.status)) {
+    return { record: { ...record, late_envelopes: record.late_envelopes + 1 }, effect: 'late', emits: [] };
+  }
+
+  addStep(record, envelope, delivery.idempotencyKey);
+  if (envelope.status === 'error') return fail(record, envelope, now);
+
+  switch (envelope.message_type) {
+    case 'query': {
+      const payload = envelope.payload as QueryPayload;
+      record.query = payload.query;
+      record.started_at = envelope.timestamp;
+      record.deadline = envelope.deadline;
+      break;
+    }
+    case 'tool_results': {
+      const payload = envelope.payload as ToolResultsPayload;
+      if (payload.degraded.length > 0) {
+        record.degraded = true;
+        record.degradations = [...payload.degraded];
+      }
+      break;
+    }
+    case 'response':
+      record.result = envelope.payload as ResponsePayload;
+      return finish(record, 'completed', now, { reason: 'response published', step: 'response' });
+    case 'orchestration_command':
+      return command(record, envelope, now);
+    default:
+      break;
+  }
+  if (envelope.message_type !== 'query' && record.status === 'pending') record.status = 'running';
+  return { record, effect: 'applied', emits: [] };
+}
+
+/** Marks a workflow whose deadline has passed `timed_out`; anything else is returned unchanged. */
+export function applyDeadline(record: WorkflowRecord, now: Date): Transition {
+  if (isTerminalStatus(record.status) || Date.parse(record.deadline) > now.getTime()) {
+    return { record, effect: 'recorded', emits: [] };
+  }
+  const pending = record.next_steps.length > 0 ? ` (waiting for ${record.next_steps[0]})` : '';
+  return finish({ ...record, updated_at: now.toISOString() }, 'timed_out', now, {
+    reason: `deadline ${record.deadline} passed${pending}`,
+    step: null,
+  });
+}
+
+/** Records a duplicate the stream dropped (reported by its publisher). */
+export function applyDroppedDuplicate(record: WorkflowRecord, now: Date): WorkflowRecord {
+  return { ...record, duplicates_dropped: record.duplicates_dropped + 1, updated_at: now.toISOString() };
+}
+
+function addStep(record: WorkflowRecord, envelope: Envelope, key: string): void {
+  const finished = envelope.timestamp;
+  const started = (envelope.causation_id && record.times[envelope.causation_id]) || finished;
+  record.steps = [
+    ...record.steps,
+    {
+      step: key,
+      agent: envelope.agent,
+      message_type: envelope.message_type,
+      status: envelope.status,
+      message_id: envelope.message_id,
+      causation_id: envelope.causation_id,
+      started_at: started,
+      finished_at: finished,
+      duration_ms: Math.max(0, Date.parse(finished) - Date.parse(started)),
+      attempt: envelope.attempt,
+    },
+  ];
+  if (!record.agents_involved.includes(envelope.agent)) record.agents_involved = [...record.agents_involved, envelope.agent];
+  record.next_steps = [...envelope.next_steps];
+}
+
+function fail(record: WorkflowRecord, envelope: Envelope, now: Date): Transition {
+  const details: ErrorDetailsShape = envelope.error_details ?? {
+    error_type: 'UNKNOWN',
+    error_message: 'an agent reported an error without details',
+    retry_possible: false,
+  };
+  const step = envelope.message_type === 'status_update' ? ((envelope.payload as StatusUpdatePayload).step ?? null) : envelope.message_type;
+  record.errors = [...record.errors, { ...details, agent: envelope.agent, step, at: envelope.timestamp }];
+  return finish(record, 'failed', now, {
+    reason: `${envelope.agent} failed${step ? ` handling ${step}` : ''}: ${details.error_message}`,
+    step,
+    error: details,
+  });
+}
+
+function command(record: WorkflowRecord, envelope: Envelope, now: Date): Transition {
+  const payload = envelope.payload as OrchestrationCommandPayload;
+  if (payload.command === 'cancel') {
+    return finish(record, 'cancelled', now, { reason: payload.reason || `cancelled by ${envelope.agent}`, step: null });
+  }
+  record.errors = [
+    ...record.errors,
+    {
+      error_type: 'UNSUPPORTED_COMMAND',
+      error_message: `the hub does not support the '${payload.command}' command`,
+      retry_possible: false,
+      agent: envelope.agent,
+      step: 'orchestration_command',
+      at: envelope.timestamp,
+    },
+  ];
+  return { record, effect: 'applied', emits: [] };
+}
+
+function finish(
+  record: WorkflowRecord,
+  status: WorkflowStatus,
+  now: Date,
+  change: { reason: string; step: MessageType | null; error?: ErrorDetailsShape },
+): Transition {
+  const previous = record.status;
+  const done: WorkflowRecord = { ...record, status, finished_at: now.toISOString(), next_steps: [] };
+  return {
+    record: done,
+    effect: 'applied',
+    emits: [{ status, previous, reason: change.reason, step: change.step, error: change.error ?? null }],
+  };
+}

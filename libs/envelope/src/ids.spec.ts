@@ -1,0 +1,76 @@
+import { correlationIdForIdempotencyKey, createCorrelationId } from './correlation-id';
+import { idempotencyKey } from './idempotency';
+import { CORRELATION_ID_PATTERN } from './patterns';
+import { deadLetterSubject, parseWorkflowSubject, workflowFilter, workflowSubject } from './subjects';
+
+describe('idempotencyKey', () => {
+  it('idempotencyKey - is <correlation_id>.<message_type>.<agent>[.<part>]', () => {
+    expect(idempotencyKey('wf-1', 'classification_result', 'intent')).toBe('wf-1.classification_result.intent');
+    expect(idempotencyKey('wf-1', 'status_update', 'hub', 'completed')).toBe('wf-1.status_update.hub.completed');
+  });
+
+  it('idempotencyKey - is the same for a retry of the same step', () => {
+    expect(idempotencyKey('wf-1', 'tool_results', 'search')).toBe(idempotencyKey('wf-1', 'tool_results', 'search'));
+  });
+
+  it('idempotencyKey - rejects a part that is not subject-safe', () => {
+    expect(() => idempotencyKey('wf-1', 'query', 'ingress', 'a.b')).toThrow(RangeError);
+  });
+});
+
+describe('createCorrelationId', () => {
+  const secret = 'test-secret';
+
+  it('createCorrelationId - uuidv7 by default: unique and subject-safe', () => {
+    const a = createCorrelationId({ query: 'q' }, { strategy: 'uuidv7', secret });
+    const b = createCorrelationId({ query: 'q' }, { strategy: 'uuidv7', secret });
+    expect(a).not.toBe(b);
+    expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/);
+    expect(a).toMatch(CORRELATION_ID_PATTERN);
+  });
+
+  it('createCorrelationId - session: the same session and query in the same second collapse', () => {
+    const now = () => 1_700_000_000_500;
+    const a = createCorrelationId({ query: 'hello', session_id: 's1' }, { strategy: 'session', secret, now });
+    const b = createCorrelationId({ query: 'hello ', session_id: 's1' }, { strategy: 'session', secret, now });
+    const c = createCorrelationId({ query: 'hello', session_id: 's1' }, { strategy: 'session', secret, now: () => 1_700_000_001_000 });
+    const d = createCorrelationId({ query: 'other', session_id: 's1' }, { strategy: 'session', secret, now });
+    expect(a).toBe(b);
+    expect(a).toMatch(/^s1_[0-9a-f]{8}_1700000000$/);
+    expect(c).not.toBe(a);
+    expect(d).not.toBe(a);
+  });
+
+  it('createCorrelationId - session hash is keyed: another secret gives another id', () => {
+    const now = () => 1_700_000_000_000;
+    const a = createCorrelationId({ query: 'hello', session_id: 's1' }, { strategy: 'session', secret: 'one', now });
+    const b = createCorrelationId({ query: 'hello', session_id: 's1' }, { strategy: 'session', secret: 'two', now });
+    expect(a).not.toBe(b);
+  });
+
+  it('correlationIdForIdempotencyKey - the same key of the same tenant names the same workflow', () => {
+    expect(correlationIdForIdempotencyKey('acme', 'k1')).toBe(correlationIdForIdempotencyKey('acme', 'k1'));
+    expect(correlationIdForIdempotencyKey('acme', 'k1')).not.toBe(correlationIdForIdempotencyKey('other', 'k1'));
+    expect(correlationIdForIdempotencyKey('acme', 'k1')).toMatch(CORRELATION_ID_PATTERN);
+  });
+});
+
+describe('subjects', () => {
+  it('subjects - builds and parses workflow subjects', () => {
+    const s = workflowSubject('acme', 'query', 'wf-1');
+    expect(s).toBe('chorus.wf.acme.query.wf-1');
+    expect(parseWorkflowSubject(s)).toEqual({ tenantId: 'acme', messageType: 'query', correlationId: 'wf-1' });
+    expect(parseWorkflowSubject('chorus.wf.acme.nope.wf-1')).toBeNull();
+    expect(workflowFilter({ correlationId: 'wf-1' })).toBe('chorus.wf.*.*.wf-1');
+  });
+
+  it('subjects - refuses tokens that would break the subject', () => {
+    expect(() => workflowSubject('acme', 'query', 'a.b')).toThrow(RangeError);
+    expect(() => workflowSubject('ac me', 'query', 'wf')).toThrow(RangeError);
+  });
+
+  it('subjects - dead-letter subjects take valid tokens from the source subject only', () => {
+    expect(deadLetterSubject('chorus.wf.acme.query.wf-1')).toBe('chorus.dlq.acme.query');
+    expect(deadLetterSubject('chorus.wf.ACME.bogus.wf-1')).toBe('chorus.dlq._invalid._invalid');
+  });
+});

@@ -1,0 +1,1 @@
+export { defaultRrfOptions, fuseRrf, type FusedItem, type RankedList, type RrfOptions } from './rrf';
