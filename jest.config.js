@@ -23,6 +23,8 @@ const common = {
 };
 
 module.exports = {
+  // Integration suites start servers and whole systems; a hung one fails here instead of stalling CI.
+  testTimeout: 60000,
   projects: [
     { ...common, displayName: 'unit', roots: ['<rootDir>/apps/', '<rootDir>/libs/'], testRegex: '.*\\.spec\\.ts$' },
     {
@@ -30,7 +32,6 @@ module.exports = {
       displayName: 'integration',
       roots: ['<rootDir>/apps/', '<rootDir>/libs/', '<rootDir>/test/'],
       testRegex: '.*\\.int-spec\\.ts$',
-      testTimeout: 60000,
     },
   ],
 };

@@ -18,12 +18,24 @@ const LOCAL_PORT = 4222;
  * `nats-server` on PATH started with JetStream and its data under `.chorus/nats`, else an error
  * saying how to get one.
  */
-export async function resolveNats(config: ChorusConfig): Promise<ResolvedNats> {
+export interface NatsProbes {
+  isPortOpen: (host: string, port: number) => Promise<boolean>;
+  findBinary: () => string | undefined;
+  start: typeof NatsServerProcess.start;
+}
+
+const realProbes: NatsProbes = {
+  isPortOpen: (host, port) => isPortOpen(host, port),
+  findBinary: () => findNatsServerBinary([process.env.NATS_SERVER_BIN]),
+  start: (options) => NatsServerProcess.start(options),
+};
+
+export async function resolveNats(config: ChorusConfig, probes: NatsProbes = realProbes): Promise<ResolvedNats> {
   if (config.natsUrl) return { servers: config.bus.servers, how: `NATS_URL=${config.natsUrl}` };
-  if (await isPortOpen(LOCAL_HOST, LOCAL_PORT)) {
+  if (await probes.isPortOpen(LOCAL_HOST, LOCAL_PORT)) {
     return { servers: [`nats://${LOCAL_HOST}:${LOCAL_PORT}`], how: `the server already listening on ${LOCAL_HOST}:${LOCAL_PORT}` };
   }
-  const binary = findNatsServerBinary([process.env.NATS_SERVER_BIN]);
+  const binary = probes.findBinary();
   if (!binary) {
     throw new Error(
       [
@@ -38,7 +50,7 @@ export async function resolveNats(config: ChorusConfig): Promise<ResolvedNats> {
     );
   }
   const dir = join(config.dataDir, 'nats');
-  const server = await NatsServerProcess.start({
+  const server = await probes.start({
     binary,
     dir,
     host: LOCAL_HOST,

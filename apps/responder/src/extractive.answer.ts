@@ -71,8 +71,19 @@ export function composeAnswer(query: string, fused: readonly FusedResult[], opti
   };
 }
 
+/**
+ * True for a sentence of prose. Documentation mixes prose with commands, tables and code; an answer
+ * made of `curl -s -XPOST …` quotes the question back instead of answering it.
+ */
+export function isProse(sentence: string): boolean {
+  const tokens = sentence.split(/\s+/).filter(Boolean);
+  if (tokens.length < 4 || /^[|{}[\]$#>`]/.test(sentence.trim()) || /&&|\|\||\$\(|\s\|\s/.test(sentence)) return false;
+  const words = tokens.filter((t) => /^[("'“]?[\p{L}][\p{L}'’-]*[)"'”.,;:!?]*$/u.test(t)).length;
+  return words / tokens.length >= 0.7;
+}
+
 function scoreSentences(result: FusedResult, rank: number, terms: ReadonlySet<string>): ScoredSentence[] {
-  const sentences = splitSentences(result.text).filter((s) => s.length >= 20 && s.length <= 600);
+  const sentences = splitSentences(result.text).filter((s) => s.length >= 20 && s.length <= 600 && isProse(s));
   return sentences.map((sentence, position) => {
     const words = analyzeEnglish(sentence);
     const matched = new Set(words.filter((w) => terms.has(w)));

@@ -2,6 +2,7 @@ import { ChorusError } from '@chorus/envelope';
 
 export const BusErrorCodes = Object.freeze({
   NoJetStream: 'NO_JETSTREAM',
+  Unreachable: 'NATS_UNREACHABLE',
   RequestFailed: 'REQUEST_FAILED',
   NoResponders: 'NO_RESPONDERS',
   Timeout: 'TIMEOUT',
@@ -13,6 +14,14 @@ export class NoJetStreamError extends ChorusError {
   readonly code = BusErrorCodes.NoJetStream;
   constructor(readonly servers: string[], cause?: unknown) {
     super(`JetStream is not enabled on ${servers.join(', ')}: start nats-server with -js`, { cause });
+  }
+}
+
+/** No server of the list accepted a connection. */
+export class NatsUnreachableError extends ChorusError {
+  readonly code = BusErrorCodes.Unreachable;
+  constructor(readonly servers: string[], cause?: unknown) {
+    super(`cannot connect to NATS at ${servers.join(', ')}: ${(cause as Error)?.message ?? cause}`, { cause, retryable: true });
   }
 }
 

@@ -1,4 +1,4 @@
-export { BusErrorCodes, NoJetStreamError, NoRespondersError, RemoteError, RequestTimeoutError } from './bus.errors';
+export { BusErrorCodes, NatsUnreachableError, NoJetStreamError, NoRespondersError, RemoteError, RequestTimeoutError } from './bus.errors';
 export { defaultBusOptions, defaultConsumerOptions, type BusOptions, type ConsumerOptions } from './bus.options';
 export { ChorusClient, type ChorusClientOptions, type SubmitOptions, type SubmitQuery, type Submitted } from './chorus.client';
 export { DEAD_LETTER_REASONS, createDeadLetter, publishDeadLetter, type DeadLetter, type DeadLetterReason } from './dead-letter';

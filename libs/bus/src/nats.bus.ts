@@ -21,7 +21,7 @@ import {
 } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
 import type { BusOptions } from './bus.options';
-import { NoJetStreamError } from './bus.errors';
+import { NatsUnreachableError, NoJetStreamError } from './bus.errors';
 import { ChorusHeaders } from './headers';
 
 export interface PublishOptions {
@@ -53,16 +53,7 @@ export class Bus {
   ) {}
 
   static async connect(options: BusOptions, log: Logger): Promise<Bus> {
-    const nc = await connect({
-      servers: options.servers,
-      name: options.name,
-      user: options.user,
-      pass: options.pass,
-      token: options.token,
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: 250,
-      timeout: options.requestTimeoutMs,
-    });
+    const nc = await connectNats(options);
     let jsm: JetStreamManager;
     try {
       jsm = await jetstreamManager(nc, { timeout: options.requestTimeoutMs });
@@ -184,6 +175,23 @@ export class Bus {
         }
       }
     })().catch(() => undefined);
+  }
+}
+
+async function connectNats(options: BusOptions): Promise<NatsConnection> {
+  try {
+    return await connect({
+      servers: options.servers,
+      name: options.name,
+      user: options.user,
+      pass: options.pass,
+      token: options.token,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+      timeout: options.requestTimeoutMs,
+    });
+  } catch (e) {
+    throw new NatsUnreachableError(options.servers, e);
   }
 }
 

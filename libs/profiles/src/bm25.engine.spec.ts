@@ -50,6 +50,7 @@ describe('createBm25Engine', () => {
     expect(binary.map((h) => h.id)).toEqual(['a', 'b']);
     expect(binary[0].score).toBeCloseTo(Math.log(1.6), 12);
     expect(createBm25Engine(corpus, { b: 0.75 }).description).toBe('BM25 (k1=0.9, b=0.75), English analyzer');
+    expect(createBm25Engine(corpus, { k1: undefined }).description).toBe('BM25 (k1=0.9, b=0.4), English analyzer');
   });
 
   it('createBm25Engine - returns nothing for an empty, stopword-only or unknown query', () => {

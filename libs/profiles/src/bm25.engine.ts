@@ -35,7 +35,10 @@ const ENGLISH_KEYS: KeyAnalysis = Object.freeze({
  * meaningful range and a CorpusError for duplicate ids.
  */
 export function createBm25Engine(docs: readonly Document[], options: Partial<Bm25Options> = {}): SearchEngine {
-  const { k1, b } = { ...defaultBm25Options(), ...options };
+  // `??` rather than a spread, so an explicit `undefined` still means "the default".
+  const defaults = defaultBm25Options();
+  const k1 = options.k1 ?? defaults.k1;
+  const b = options.b ?? defaults.b;
   if (!(Number.isFinite(k1) && k1 >= 0)) throw new RangeError(`bm25: k1 must be a finite number >= 0, got ${k1}`);
   if (!(Number.isFinite(b) && b >= 0 && b <= 1)) throw new RangeError(`bm25: b must be within [0, 1], got ${b}`);
 

@@ -27,7 +27,8 @@ export class CorpusError extends Error {
     message: string,
     options: { cause?: unknown } = {},
   ) {
-    super(`${source}${line === null ? '' : `:${line}`}: ${message}`, options.cause === undefined ? undefined : { cause: options.cause });
+    const location = line === null ? source : `${source}:${line}`;
+    super(`${location}: ${message}`, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'CorpusError';
     this.detail = message;
   }

@@ -24,7 +24,9 @@ describe('analyzeEnglish', () => {
   });
 
   it('analyzeEnglish - keeps letters and digits of any script as word characters', () => {
-    expect(analyzeEnglish('TNF-α and β-cells in Zürich, 東京 2.5mg')).toEqual(['tnf', 'α', 'β', 'cell', 'zürich', '東京', '2', '5mg']);
+    expect(analyzeEnglish('TNF-α and β-cells in Zürich, 東京 2.5mg')).toEqual([
+      'tnf', 'α', 'β', 'cell', 'zürich', '東京', '2', '5mg',
+    ]);
   });
 
   it('analyzeEnglish - returns no terms for punctuation or stopwords only', () => {

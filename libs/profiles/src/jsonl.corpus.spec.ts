@@ -50,7 +50,9 @@ describe('parseJsonlCorpus', () => {
   it('parseJsonlCorpus - rejects a missing, empty or non-string id', () => {
     expect(corpusErrorOf('{"text":"x"}').message).toBe('corpus.jsonl:1: missing "id"');
     expect(corpusErrorOf(`${good}\n{"id":" ","text":"x"}`).message).toBe('corpus.jsonl:2: "id" must not be empty');
-    expect(corpusErrorOf('{"id":true,"text":"x"}').message).toBe('corpus.jsonl:1: "id" must be a string or a safe integer, got a boolean');
+    expect(corpusErrorOf('{"id":true,"text":"x"}').message).toBe(
+      'corpus.jsonl:1: "id" must be a string or a safe integer, got a boolean',
+    );
     expect(corpusErrorOf('{"id":{"a":1},"text":"x"}').detail).toBe('"id" must be a string or a safe integer, got an object');
   });
 

@@ -62,7 +62,9 @@ function toId(id: unknown, source: string, line: number): string {
 
 function toTitle(title: unknown, source: string, line: number): string {
   if (title === undefined || title === null) return '';
-  if (typeof title !== 'string') throw new CorpusError(source, line, `"title" must be a string, got ${describe(title)}`);
+  if (typeof title !== 'string') {
+    throw new CorpusError(source, line, `"title" must be a string, got ${describe(title)}`);
+  }
   return title;
 }
 

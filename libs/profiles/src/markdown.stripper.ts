@@ -56,7 +56,8 @@ export function stripMarkdownLines(lines: readonly MarkdownLine[]): string {
 /** One prose line without block markup; null when the line is markup only (rules, definitions). */
 function stripProseLine(line: string): string | null {
   const isTableRule = TABLE_RULE.test(line) && line.includes('|');
-  if (isTableRule || THEMATIC_BREAK.test(line) || SETEXT_UNDERLINE.test(line) || LINK_DEFINITION.test(line)) return null;
+  const isRule = isTableRule || THEMATIC_BREAK.test(line) || SETEXT_UNDERLINE.test(line);
+  if (isRule || LINK_DEFINITION.test(line)) return null;
   let text = line.replace(BLOCKQUOTE, '').replace(BULLET, '$1-').replace(TASK_BOX, '$1');
   // A table row keeps its cells, without the outer pipes.
   if (text.trimStart().startsWith('|')) text = text.replace(TABLE_ROW_EDGES, '');

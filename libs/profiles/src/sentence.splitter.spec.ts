@@ -2,7 +2,12 @@ import { splitSentences } from './sentence.splitter';
 
 describe('splitSentences', () => {
   it('splitSentences - splits at full stops, question and exclamation marks', () => {
-    expect(splitSentences('It works. Does it scale? Yes! It does.')).toEqual(['It works.', 'Does it scale?', 'Yes!', 'It does.']);
+    expect(splitSentences('It works. Does it scale? Yes! It does.')).toEqual([
+      'It works.',
+      'Does it scale?',
+      'Yes!',
+      'It does.',
+    ]);
   });
 
   it('splitSentences - does not split after common abbreviations or initials', () => {

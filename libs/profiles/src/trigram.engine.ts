@@ -57,7 +57,7 @@ function sublinearTf(tf: number): number {
 
 /** Indexes `title text` of every document; throws a RangeError for a bad `n`, CorpusError for duplicate ids. */
 export function createTrigramEngine(docs: readonly Document[], options: Partial<TrigramOptions> = {}): SearchEngine {
-  const { n } = { ...defaultTrigramOptions(), ...options };
+  const n = options.n ?? defaultTrigramOptions().n;
   if (!(Number.isInteger(n) && n >= 1)) throw new RangeError(`trigram: n must be an integer >= 1, got ${n}`);
 
   const catalog = createDocumentCatalog(docs, 'trigram');

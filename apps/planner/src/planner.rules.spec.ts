@@ -1,0 +1,86 @@
+import type { ClassificationResultPayload } from '@chorus/envelope';
+import { planExecution, type PlannerOptions } from './planner.rules';
+
+const options: PlannerOptions = { profiles: ['bm25', 'trigram'], rrfK: 60, rankWindow: 100, responderReserveMs: 300 };
+const now = new Date('2026-11-30T10:00:00.000Z');
+const deadline = new Date('2026-11-30T10:00:10.000Z');
+
+function classification(overrides: Partial<ClassificationResultPayload> = {}): ClassificationResultPayload {
+  return {
+    request: { query: 'how does chorus drop duplicates', top_k: 10, require_all: false },
+    search_text: 'how does chorus drop duplicates',
+    intent: 'how_to',
+    entities: [],
+    modality: 'natural_language',
+    complexity: 'simple',
+    confidence: 0.8,
+    explicit_profiles: [],
+    signals: [],
+    ...overrides,
+  };
+}
+
+describe('planExecution', () => {
+  it('planExecution - DIRECT when the caller names one profile', () => {
+    const plan = planExecution(classification({ explicit_profiles: ['bm25'] }), options, deadline, now);
+    expect(plan.route).toBe('DIRECT');
+    expect(plan.profiles.map((p) => p.name)).toEqual(['bm25']);
+    expect(plan.alternatives.map((p) => p.name)).toEqual(['trigram']);
+  });
+
+  it('planExecution - PARALLEL when the caller names several profiles', () => {
+    const plan = planExecution(classification({ explicit_profiles: ['trigram', 'bm25'] }), options, deadline, now);
+    expect(plan.route).toBe('PARALLEL');
+    expect(plan.profiles.map((p) => p.name)).toEqual(['trigram', 'bm25']);
+    expect(plan.alternatives).toEqual([]);
+  });
+
+  it('planExecution - keeps a named profile the deployment does not list, and says so', () => {
+    const plan = planExecution(classification({ explicit_profiles: ['wordvec'] }), options, deadline, now);
+    expect(plan.route).toBe('DIRECT');
+    expect(plan.profiles[0]).toEqual(expect.objectContaining({ name: 'wordvec', reason: expect.stringMatching(/not in this deployment/) }));
+  });
+
+  it('planExecution - COMPLEX chooses every profile that reaches the threshold, with confidence and reasons', () => {
+    const plan = planExecution(classification(), options, deadline, now);
+    expect(plan.route).toBe('COMPLEX');
+    expect(plan.profiles.map((p) => p.name)).toEqual(['bm25', 'trigram']);
+    for (const p of plan.profiles) {
+      expect(p.confidence).toBeGreaterThanOrEqual(0.5);
+      expect(p.reason.length).toBeGreaterThan(0);
+    }
+    expect(plan.explanation).toMatch(/bm25, trigram/);
+  });
+
+  it('planExecution - COMPLEX trusts trigram more for code identifiers and likely typos', () => {
+    const plain = planExecution(classification(), options, deadline, now);
+    const code = planExecution(
+      classification({ entities: [{ text: 'chorus.wf.>', kind: 'identifier', start: 0, end: 11 }], signals: ['typo:duplicats'] }),
+      options,
+      deadline,
+      now,
+    );
+    const trigram = (p: typeof plain) => p.profiles.find((x) => x.name === 'trigram')!.confidence;
+    expect(trigram(code)).toBeGreaterThan(trigram(plain));
+  });
+
+  it('planExecution - COMPLEX leaves a weak profile as an alternative', () => {
+    const plan = planExecution(classification({ modality: 'code' }), { ...options, profiles: ['bm25', 'trigram', 'wordvec'] }, deadline, now);
+    expect(plan.alternatives.map((p) => p.name)).toEqual(['wordvec']);
+    expect(plan.alternatives[0].confidence).toBeLessThan(0.5);
+  });
+
+  it('planExecution - the search deadline leaves the responder its reserve, never more than a fifth of the time left', () => {
+    const plan = planExecution(classification(), options, deadline, now);
+    expect(Date.parse(plan.search_deadline)).toBe(deadline.getTime() - 300);
+    const tight = planExecution(classification(), options, new Date(now.getTime() + 500), now);
+    expect(Date.parse(tight.search_deadline)).toBe(now.getTime() + 400);
+  });
+
+  it('planExecution - carries the request, top_k and the fusion parameters', () => {
+    const plan = planExecution(classification({ request: { query: 'q', top_k: 150 as never, require_all: true } }), options, deadline, now);
+    expect(plan.top_k).toBe(150);
+    expect(plan.fusion).toEqual({ k: 60, rank_window: 150 });
+    expect(plan.require_all).toBe(true);
+  });
+});

@@ -1,0 +1,47 @@
+import type { FusedResult } from '@chorus/envelope';
+import { composeAnswer, isProse } from './extractive.answer';
+
+const result = (id: string, text: string, title = id): FusedResult => ({ id, title, text, score: 0.03, ranks: { bm25: 1 } });
+
+describe('composeAnswer', () => {
+  it('composeAnswer - quotes the sentences that share the most query terms, cited by result rank', () => {
+    const answer = composeAnswer('how are duplicates dropped', [
+      result('a', 'Chorus is a message bus. The stream drops duplicates inside its window. Logs are JSON.'),
+      result('b', 'The hub counts every duplicate it dropped for a workflow. Nothing else here matters much.'),
+    ]);
+    expect(answer.answer).toBe('The stream drops duplicates inside its window. [1] The hub counts every duplicate it dropped for a workflow. [2]');
+    expect(answer.sources).toEqual([
+      { sentence: 'The stream drops duplicates inside its window.', document_id: 'a', result_rank: 1 },
+      { sentence: 'The hub counts every duplicate it dropped for a workflow.', document_id: 'b', result_rank: 2 },
+    ]);
+  });
+
+  it('composeAnswer - gives every result a snippet and keeps its rank, score and per-profile ranks', () => {
+    const answer = composeAnswer('duplicates', [result('a', 'Unrelated words first here. The stream drops duplicates inside its window.')]);
+    expect(answer.results).toEqual([
+      { rank: 1, id: 'a', title: 'a', snippet: 'The stream drops duplicates inside its window.', score: 0.03, ranks: { bm25: 1 } },
+    ]);
+  });
+
+  it('composeAnswer - never quotes commands or code as the answer', () => {
+    const answer = composeAnswer('how does chorus drop duplicates', [
+      result('a', "curl -s -XPOST localhost:3000/v1/queries -d '{\"query\":\"how does chorus drop duplicates\"}'. Chorus drops duplicates with idempotency keys."),
+    ]);
+    expect(answer.answer).toBe('Chorus drops duplicates with idempotency keys. [1]');
+  });
+
+  it('composeAnswer - says so when nothing matched', () => {
+    expect(composeAnswer('anything', []).answer).toBe('No documents matched the query.');
+  });
+});
+
+describe('isProse', () => {
+  it.each([
+    ['The hub records each idempotency key once per workflow.', true],
+    ['npm ci && npm start', false],
+    ['| `query` | the edge | `{query, top_k}` |', false],
+    ["curl -s -XPOST localhost:3000/v1/queries -H 'content-type: application/json'", false],
+  ])('isProse - %s', (sentence, expected) => {
+    expect(isProse(sentence)).toBe(expected);
+  });
+});

@@ -1,0 +1,41 @@
+import { ConfigError } from './env.parser';
+import { parseChorusConfig } from './chorus.config';
+
+describe('parseChorusConfig', () => {
+  it('parseChorusConfig - documented defaults', () => {
+    const c = parseChorusConfig({}, '/srv/chorus');
+    expect(c.natsUrl).toBeUndefined();
+    expect(c.bus.servers).toEqual(['nats://127.0.0.1:4222']);
+    expect(c.http).toEqual({ host: '127.0.0.1', port: 3000, bodyLimitBytes: 65536 });
+    expect(c.workflow.defaultDeadlineMs).toBe(10_000);
+    expect(c.profiles).toEqual(['bm25', 'trigram']);
+    expect(c.search.rrfK).toBe(60);
+    expect(c.dataDir).toBe('/srv/chorus/.chorus');
+    expect(c.corpusPath).toBeUndefined();
+    expect(Object.isFrozen(c.bus)).toBe(true);
+  });
+
+  it('parseChorusConfig - reads the environment', () => {
+    const c = parseChorusConfig(
+      { NATS_URL: 'nats://a:4222, nats://b:4222', CHORUS_HTTP_PORT: '8080', CHORUS_PROFILES: 'bm25', CHORUS_CORPUS: 'data/c.jsonl', CHORUS_CORRELATION_STRATEGY: 'session' },
+      '/srv/chorus',
+    );
+    expect(c.bus.servers).toEqual(['nats://a:4222', 'nats://b:4222']);
+    expect(c.http.port).toBe(8080);
+    expect(c.profiles).toEqual(['bm25']);
+    expect(c.corpusPath).toBe('/srv/chorus/data/c.jsonl');
+    expect(c.correlation.strategy).toBe('session');
+  });
+
+  it('parseChorusConfig - names every bad variable in one error', () => {
+    let error: unknown;
+    try {
+      parseChorusConfig({ CHORUS_HTTP_PORT: 'eighty', CHORUS_RRF_K: '-1', CHORUS_PROFILES: 'bm25,BAD NAME', CHORUS_LOG_LEVEL: 'loud' }, '/');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    for (const name of ['CHORUS_HTTP_PORT', 'CHORUS_RRF_K', 'CHORUS_PROFILES', 'CHORUS_LOG_LEVEL']) expect(problems).toContain(name);
+  });
+});

@@ -1,0 +1,169 @@
+import { createEnvelope, deriveEnvelope, idempotencyKey, type Envelope } from '@chorus/envelope';
+import { applyDeadline, applyDroppedDuplicate, applyEnvelope, type Transition } from './workflow.transitions';
+import type { WorkflowRecord } from './workflow.record';
+
+const t0 = new Date('2026-11-30T10:00:00.000Z');
+let seq = 0;
+
+function query(): Envelope {
+  return createEnvelope({
+    messageType: 'query',
+    correlationId: 'wf-1',
+    tenantId: 'acme',
+    agent: 'ingress',
+    deadline: new Date(t0.getTime() + 10_000),
+    payload: { query: 'hello', top_k: 5, require_all: false },
+    now: t0,
+  });
+}
+
+function child(parent: Envelope, messageType: Envelope['message_type'], agent: string, payload: object, extra: Partial<Envelope> = {}): Envelope {
+  return { ...deriveEnvelope(parent, { messageType, agent, payload: payload as never, now: new Date(Date.parse(parent.timestamp) + 20) }), ...extra };
+}
+
+function apply(record: WorkflowRecord | null, env: Envelope, part?: string, streamSeq = ++seq): Transition {
+  return applyEnvelope(record, env, { idempotencyKey: idempotencyKey(env.correlation_id, env.message_type, env.agent, part), streamSeq }, t0);
+}
+
+const tools = (degraded: object[] = []) => ({ request: {}, search_text: 'hello', results: [], profiles_used: ['bm25'], degraded, fusion: { k: 60, rank_window: 100 }, took_ms: 1 });
+
+function runToResponse(): { record: WorkflowRecord; envelopes: Envelope[]; last: Transition } {
+  const q = query();
+  const c = child(q, 'classification_result', 'intent', {});
+  const p = child(c, 'execution_plan', 'planner', {});
+  const t = child(p, 'tool_results', 'search', tools());
+  const r = child(t, 'response', 'responder', { query: 'hello', answer: 'a', results: [], provenance: {} });
+  let record: WorkflowRecord | null = null;
+  let last!: Transition;
+  for (const e of [q, c, p, t, r]) {
+    last = apply(record, e);
+    record = last.record;
+  }
+  return { record: record!, envelopes: [q, c, p, t, r], last };
+}
+
+describe('applyEnvelope', () => {
+  it('applyEnvelope - a query creates a pending workflow; the next step makes it running', () => {
+    const q = query();
+    const created = apply(null, q);
+    expect(created.record.status).toBe('pending');
+    expect(created.record.query).toBe('hello');
+    const running = apply(created.record, child(q, 'classification_result', 'intent', {}));
+    expect(running.record.status).toBe('running');
+    expect(running.record.agents_involved).toEqual(['ingress', 'intent']);
+  });
+
+  it('applyEnvelope - a response completes the workflow once, with one status change to announce', () => {
+    const { record, last } = runToResponse();
+    expect(record.status).toBe('completed');
+    expect(record.finished_at).not.toBeNull();
+    expect(last.emits).toEqual([expect.objectContaining({ status: 'completed', previous: 'running' })]);
+    expect(record.steps.map((s) => s.message_type)).toEqual(['query', 'classification_result', 'execution_plan', 'tool_results', 'response']);
+  });
+
+  it('applyEnvelope - times each step from its cause and keys steps by idempotency key, not agent', () => {
+    const { record } = runToResponse();
+    expect(record.steps[1].duration_ms).toBe(20);
+    expect(new Set(record.steps.map((s) => s.step)).size).toBe(5);
+  });
+
+  it('applyEnvelope - a redelivery (same key, same stream sequence) changes nothing and counts nothing', () => {
+    const q = query();
+    const first = apply(null, q, undefined, 7);
+    const again = apply(first.record, q, undefined, 7);
+    expect(again.effect).toBe('redelivered');
+    expect(again.record).toBe(first.record);
+  });
+
+  it('applyEnvelope - a re-publish (same key, new stream sequence) is dropped and counted', () => {
+    const q = query();
+    const first = apply(null, q);
+    const dup = apply(first.record, q);
+    expect(dup.effect).toBe('duplicate');
+    expect(dup.record.duplicates_dropped).toBe(1);
+    expect(dup.record.steps).toHaveLength(1);
+  });
+
+  it('applyEnvelope - a terminal status never changes; later envelopes count as late', () => {
+    const { record, envelopes } = runToResponse();
+    const cancel = child(envelopes[0], 'orchestration_command', 'ingress', { command: 'cancel' });
+    const late = apply(record, cancel, 'cancel');
+    expect(late.effect).toBe('late');
+    expect(late.record.status).toBe('completed');
+    expect(late.record.late_envelopes).toBe(1);
+    expect(late.emits).toEqual([]);
+  });
+
+  it('applyEnvelope - an agent error fails the workflow, naming the agent, the step and the cause', () => {
+    const q = query();
+    const created = apply(null, q);
+    const report = child(
+      q,
+      'status_update',
+      'intent',
+      { workflow_status: 'failed', step: 'query', reason: 'boom' },
+      { status: 'error', error_details: { error_type: 'BOOM', error_message: 'it broke', retry_possible: false } },
+    );
+    const failed = apply(created.record, report, 'failed-query');
+    expect(failed.record.status).toBe('failed');
+    expect(failed.record.errors).toEqual([expect.objectContaining({ agent: 'intent', step: 'query', error_type: 'BOOM', error_message: 'it broke' })]);
+    expect(failed.emits[0]).toEqual(expect.objectContaining({ status: 'failed', step: 'query' }));
+  });
+
+  it('applyEnvelope - a cancel command cancels a running workflow', () => {
+    const q = query();
+    const created = apply(null, q);
+    const cancelled = apply(created.record, child(q, 'orchestration_command', 'ingress', { command: 'cancel', reason: 'user asked' }), 'cancel');
+    expect(cancelled.record.status).toBe('cancelled');
+    expect(cancelled.emits[0].reason).toBe('user asked');
+  });
+
+  it('applyEnvelope - degraded tool results mark the workflow degraded', () => {
+    const q = query();
+    let r = apply(null, q).record;
+    r = apply(r, child(q, 'tool_results', 'search', tools([{ profile: 'trigram', reason: 'timeout', detail: 'slow' }]))).record;
+    expect(r.degraded).toBe(true);
+    expect(r.degradations).toEqual([{ profile: 'trigram', reason: 'timeout', detail: 'slow' }]);
+  });
+
+  it("applyEnvelope - the hub's own status updates are recorded, never applied", () => {
+    const { record, envelopes } = runToResponse();
+    const update = child(envelopes[4], 'status_update', 'hub', { workflow_status: 'completed' });
+    const t = apply(record, update, 'completed');
+    expect(t.effect).toBe('recorded');
+    expect(t.record.late_envelopes).toBe(0);
+  });
+
+  it('applyEnvelope - does not mutate the record it was given', () => {
+    const q = query();
+    const first = apply(null, q);
+    const snapshot = JSON.stringify(first.record);
+    apply(first.record, child(q, 'classification_result', 'intent', {}));
+    expect(JSON.stringify(first.record)).toBe(snapshot);
+  });
+});
+
+describe('applyDeadline', () => {
+  it('applyDeadline - times out a workflow whose deadline passed, once', () => {
+    const created = apply(null, query()).record;
+    expect(applyDeadline(created, new Date(t0.getTime() + 5_000)).emits).toEqual([]);
+    const timedOut = applyDeadline(created, new Date(t0.getTime() + 10_000));
+    expect(timedOut.record.status).toBe('timed_out');
+    expect(timedOut.emits).toHaveLength(1);
+    expect(applyDeadline(timedOut.record, new Date(t0.getTime() + 20_000)).emits).toEqual([]);
+  });
+
+  it('applyDeadline - leaves a finished workflow alone', () => {
+    const { record } = runToResponse();
+    expect(applyDeadline(record, new Date(t0.getTime() + 60_000)).record.status).toBe('completed');
+  });
+});
+
+describe('applyDroppedDuplicate', () => {
+  it('applyDroppedDuplicate - counts on a finished workflow without changing its status', () => {
+    const { record } = runToResponse();
+    const next = applyDroppedDuplicate(record, t0);
+    expect(next.duplicates_dropped).toBe(1);
+    expect(next.status).toBe('completed');
+  });
+});

@@ -1,0 +1,81 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { startChorusFixture, type ChorusFixture } from './chorus.fixture';
+
+const run = promisify(execFile);
+const BIN = join(__dirname, '..', 'bin', 'chorus.js');
+
+/** The real `chorus` command (the compiled CLI; `npm test` builds it first) against a running Chorus. */
+async function chorus(f: ChorusFixture, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args, '--nats', f.nats.url], { env: { ...process.env, NATS_URL: '' }, timeout: 30_000 });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code?: number; stdout?: string; stderr?: string };
+    return { code: err.code ?? -1, stdout: err.stdout ?? '', stderr: err.stderr ?? '' };
+  }
+}
+
+describe('chorus CLI, end to end', () => {
+  let f: ChorusFixture;
+
+  beforeAll(async () => {
+    f = await startChorusFixture();
+  });
+  afterAll(async () => {
+    await f?.stop();
+  });
+
+  const queries = ['how does chorus drop duplicates', 'what is the correlation hub', 'reciprocal rank fusion k=60', 'dead letter subject for invalid envelopes', 'how do I run the tests'];
+
+  it.each(queries)('chorus query --wait - "%s" prints the correlation id, then a completed workflow with fused results', async (query) => {
+    const r = await chorus(f, 'query', query, '--wait');
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toMatch(/^correlation_id: [0-9a-f-]{36}$/);
+    expect(r.stdout).toMatch(/^status: completed in \d+ ms$/m);
+    expect(r.stdout).toMatch(/^answer: .{10,}/m);
+    expect(r.stdout).toMatch(/\[bm25 #\d+, trigram #\d+\]|\[trigram #\d+, bm25 #\d+\]/);
+    expect(r.stdout).toMatch(/^profiles used: (bm25, trigram|trigram, bm25)$/m);
+  });
+
+  it('chorus status and history - show the workflow and its envelopes in causal order', async () => {
+    const q = await chorus(f, 'query', 'what is an envelope', '--wait', '--json');
+    expect(q.code).toBe(0);
+    const id = JSON.parse(q.stdout.split('\n')[0]).correlation_id as string;
+
+    const status = await chorus(f, 'status', id, '--json');
+    expect(status.code).toBe(0);
+    const view = JSON.parse(status.stdout);
+    expect(view.correlation_id).toBe(id);
+    expect(view.status).toBe('completed');
+
+    const history = await chorus(f, 'history', id, '--json');
+    expect(history.code).toBe(0);
+    const envelopes = JSON.parse(history.stdout).envelopes as Array<{ message_type: string; correlation_id: string }>;
+    expect(envelopes.map((e) => e.message_type)).toEqual(expect.arrayContaining(['query', 'classification_result', 'execution_plan', 'tool_results', 'response']));
+    expect(new Set(envelopes.map((e) => e.correlation_id))).toEqual(new Set([id]));
+
+    const text = await chorus(f, 'history', id);
+    expect(text.stdout).toMatch(/response\s+responder/);
+  });
+
+  it('chorus - clear errors: usage (exit 2), unknown workflow (exit 1), unreachable NATS (exit 3)', async () => {
+    const usage = await chorus(f, 'query');
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/query needs exactly one argument/);
+
+    const missing = await chorus(f, 'status', 'no-such-workflow');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/no workflow no-such-workflow/);
+
+    const { code, stderr } = await run(process.execPath, [BIN, 'status', 'x', '--nats', 'nats://127.0.0.1:1'], { env: { ...process.env, NATS_URL: '' } }).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(code).toBe(3);
+    expect(stderr).toMatch(/cannot reach Chorus/);
+  });
+});

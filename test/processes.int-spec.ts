@@ -1,0 +1,57 @@
+import { startNats, type NatsHandle } from '@chorus/testing';
+import { postJson } from './chorus.fixture';
+import { startApp, type AppProcess } from './processes';
+
+describe('Chorus as processes', () => {
+  let nats: NatsHandle;
+  const apps: AppProcess[] = [];
+
+  beforeAll(async () => {
+    nats = await startNats();
+  });
+  afterAll(async () => {
+    await Promise.all(apps.map((a) => a.stop()));
+    await nats?.stop();
+  });
+
+  it('one process per app - each app runs alone and together they complete a query', async () => {
+    const env = { NATS_URL: nats.url, CHORUS_HTTP_PORT: '0', CHORUS_LOG_LEVEL: 'info' };
+    const agents = ['profile', 'hub', 'intent', 'planner', 'search', 'responder'].map((app) => startApp(app, env));
+    apps.push(...agents);
+    await Promise.all(agents.map((p) => p.waitFor(/ ready"/)));
+    const ingress = startApp('ingress', env);
+    apps.push(ingress);
+    const [, url] = await ingress.waitFor(/"url":"(http:\/\/[^"]+)","msg":"ingress listening"/);
+    await ingress.waitFor(/ingress ready/);
+
+    const r = await postJson(`${url}/v1/queries?wait=true`, { query: 'how does the search worker fuse rankings' });
+    expect(r.status).toBe(200);
+    expect(r.body.status).toBe('completed');
+    expect(r.body.result.provenance.profiles_used.sort()).toEqual(['bm25', 'trigram']);
+
+    for (const p of apps) expect(p.child.exitCode).toBeNull();
+  });
+
+  it('processes - stop gracefully on SIGTERM', async () => {
+    const codes = await Promise.all(apps.splice(0).map((a) => a.stop('SIGTERM')));
+    expect(codes.every((c) => c === 0)).toBe(true);
+  });
+
+  it('npm start (the all-in-one launcher) - prints where the ingress listens and a ready line, then answers', async () => {
+    const chorus = startApp('chorus', { NATS_URL: nats.url, CHORUS_HTTP_PORT: '0', CHORUS_LOG_LEVEL: 'warn' });
+    apps.push(chorus);
+    const [, url] = await chorus.waitFor(/Chorus ingress listening on (http:\/\/\S+)/);
+    await chorus.waitFor(/Chorus ready: profiles\(bm25,trigram\), hub, intent, planner, search, responder, ingress/);
+    const r = await postJson(`${url}/v1/queries?wait=true`, { query: 'what does npm start do' });
+    expect(r.body.status).toBe('completed');
+    expect(await chorus.stop('SIGINT')).toBe(0);
+  });
+
+  it('npm start - with NATS_URL pointing nowhere, exits 1 saying what it could not reach', async () => {
+    const chorus = startApp('chorus', { NATS_URL: 'nats://127.0.0.1:1', CHORUS_LOG_LEVEL: 'silent' });
+    apps.push(chorus);
+    const code = await new Promise<number | null>((resolve) => chorus.child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(chorus.output()).toMatch(/cannot connect to NATS at nats:\/\/127\.0\.0\.1:1/);
+  });
+});
