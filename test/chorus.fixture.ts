@@ -1,7 +1,15 @@
 import { parseChorusConfig, type ChorusConfig } from '@chorus/config';
 import { createRootLogger, type Logger } from '@chorus/observability';
 import { startNats, type NatsHandle, type StartNatsOptions } from '@chorus/testing';
-import { startChorus, type RunningChorus } from '../apps/chorus/src/chorus';
+import { startChorus, type ChorusApp, type RunningChorus } from '../apps/chorus/src/chorus';
+
+/** Closes one running app of the fixture (to stop a responder, the profiles, …). */
+export async function stopApp(f: ChorusFixture, name: string): Promise<void> {
+  const i = f.chorus.components.findIndex((c) => c.name === name || c.name.startsWith(`${name}(`));
+  if (i < 0) throw new Error(`no running app ${name}`);
+  const [component] = f.chorus.components.splice(i, 1);
+  await component.close();
+}
 
 export interface ChorusFixture {
   nats: NatsHandle;
@@ -17,15 +25,19 @@ export interface ChorusFixture {
  * A whole Chorus (every app, one process) on a nats-server of the suite's own, with the ingress on
  * a free port. `env` overrides configuration variables.
  */
-export async function startChorusFixture(env: Record<string, string> = {}, natsOptions: StartNatsOptions = {}): Promise<ChorusFixture> {
+export async function startChorusFixture(
+  env: Record<string, string> = {},
+  natsOptions: StartNatsOptions = {},
+  apps?: readonly ChorusApp[],
+): Promise<ChorusFixture> {
   const nats = await startNats(natsOptions);
   const config = parseChorusConfig(
     { CHORUS_HTTP_PORT: '0', CHORUS_LOG_LEVEL: process.env.CHORUS_TEST_LOG_LEVEL ?? 'silent', ...env, NATS_URL: nats.url },
     process.cwd(),
   );
   const log = createRootLogger({ name: 'test', level: config.logLevel });
-  const chorus = await startChorus(config, log, { exitOnSignal: false });
-  if (chorus.failed.length > 0 || !chorus.url) {
+  const chorus = await startChorus(config, log, { exitOnSignal: false, apps });
+  if (chorus.failed.length > 0 || (!chorus.url && (!apps || apps.includes('ingress')))) {
     await chorus.shutdown('start failed');
     await nats.stop();
     throw new Error(`Chorus failed to start: ${chorus.failed.map((f) => `${f.name}: ${String(f.error)}`).join('; ')}`);
@@ -35,7 +47,7 @@ export async function startChorusFixture(env: Record<string, string> = {}, natsO
     chorus,
     config,
     log,
-    url: chorus.url,
+    url: chorus.url ?? '',
     stop: async () => {
       await chorus.shutdown('test done');
       await nats.stop();

@@ -9,6 +9,10 @@ import { startProfiles } from '../../profile/src';
 import { startResponder } from '../../responder/src';
 import { startSearch } from '../../search/src';
 
+/** The apps `npm start` runs, in start order. */
+export const CHORUS_APPS = ['profiles', 'hub', 'intent', 'planner', 'search', 'responder', 'ingress'] as const;
+export type ChorusApp = (typeof CHORUS_APPS)[number];
+
 export interface RunningChorus {
   bus: Bus;
   /** Where the ingress listens, when it started. */
@@ -26,7 +30,7 @@ export interface RunningChorus {
 export async function startChorus(
   config: ChorusConfig,
   log: Logger,
-  options: { exitOnSignal?: boolean; afterShutdown?: () => Promise<void> } = {},
+  options: { exitOnSignal?: boolean; afterShutdown?: () => Promise<void>; apps?: readonly ChorusApp[] } = {},
 ): Promise<RunningChorus> {
   let ingress: IngressComponent | undefined;
   const starters: Array<{ name: string; start: (bus: Bus) => Promise<Component> }> = [
@@ -38,7 +42,13 @@ export async function startChorus(
     { name: 'responder', start: (bus) => startResponder(bus, config, log) },
     { name: 'ingress', start: async (bus) => (ingress = await startIngress(bus, config, log)) },
   ];
-  const running = await runProcess(log, config.bus, starters, options);
+  const wanted = options.apps ?? CHORUS_APPS;
+  const running = await runProcess(
+    log,
+    config.bus,
+    starters.filter((s) => wanted.includes(s.name as ChorusApp)),
+    options,
+  );
   return {
     bus: running.bus,
     url: ingress?.url,

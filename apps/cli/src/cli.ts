@@ -65,12 +65,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
 async function execute(args: CliArgs, client: ChorusClient, io: CliIo): Promise<number> {
   const print = (value: unknown, text: () => string) => io.stdout(args.json ? JSON.stringify(value, null, 2) : text());
-  const tenant = args.tenant;
+  const tenant = args.tenant ?? DEFAULT_TENANT;
   switch (args.command) {
     case 'query': {
       const request = {
         query: args.positional[0],
-        tenant_id: tenant ?? DEFAULT_TENANT,
+        tenant_id: tenant,
         session_id: args.session,
         profiles: args.profiles.length > 0 ? args.profiles : undefined,
         top_k: args.topK,

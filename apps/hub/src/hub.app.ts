@@ -1,4 +1,4 @@
-import { createJsonConsumer, startAgent, type Bus, type Component } from '@chorus/bus';
+import { CountedEvents, createJsonConsumer, LeaderLease, startAgent, type Bus, type Component, type Responder } from '@chorus/bus';
 import type { ChorusConfig } from '@chorus/config';
 import { HUB_AGENT } from '@chorus/correlation';
 import { DUPLICATE_PREFIX, type DuplicateNotice } from '@chorus/envelope';
@@ -8,42 +8,67 @@ import { HubQueries } from './hub.queries';
 import { HubService } from './hub.service';
 import { LedgerStore } from './ledger.store';
 
+export const LEDGER_EVENTS_STREAM = 'CHORUS_LEDGER';
+export const LEDGER_EVENTS_PREFIX = 'chorus.ledger';
+
 /**
- * The correlation hub: consumes every workflow envelope (durable consumer `hub_all`) and the
- * duplicate notices, keeps the ledger, sweeps deadlines and answers status/history/list/stats.
+ * The correlation hub. Replicas elect one active hub through a lease: only it consumes the
+ * workflow stream (durable consumer `hub_all`) and the duplicate notices, sweeps deadlines and
+ * answers list and stats; every replica answers status and history. One writer keeps each
+ * workflow's envelopes in stream order, which two competing consumers could not; a standby takes
+ * over within the lease time when the active hub dies. See docs/hub.md.
  */
 export async function startHub(bus: Bus, config: ChorusConfig, parentLog: Logger): Promise<Component> {
   const log = parentLog.child({ agent: HUB_AGENT });
   const ledger = await LedgerStore.open(bus, config.hub.bucket, config.hub.retentionMs, config.hub.cacheSize);
-  const hub = new HubService(bus, ledger, log, config.hub.sweepIntervalMs);
-  await hub.start();
-  const responders = new HubQueries(bus, hub, ledger, log).serve();
-  const duplicates = createJsonConsumer<DuplicateNotice>(
-    bus,
-    {
-      stream: config.bus.duplicateStream,
-      durable: 'hub_duplicates',
-      filter: `${DUPLICATE_PREFIX}.>`,
-      ackWaitMs: config.consumer.ackWaitMs,
-      maxDeliver: config.consumer.maxDeliver,
-      concurrency: 16,
-    },
-    (notice) => hub.onDroppedDuplicate(notice),
-    log,
-  );
-  await duplicates.start();
-  const agent = await startAgent(HUB_AGENT, HubModule.register(hub), {
-    bus,
-    consumer: { ...config.consumer, agent: HUB_AGENT, skipExpired: false },
-    log,
-  });
+  const events = await CountedEvents.open(bus, { stream: LEDGER_EVENTS_STREAM, prefix: LEDGER_EVENTS_PREFIX, maxAgeMs: config.hub.totalsRetentionMs });
+  const hub = new HubService(bus, ledger, events, log, { sweepIntervalMs: config.hub.sweepIntervalMs, recentCapacity: config.hub.recentCapacity });
+  const queries = new HubQueries(bus, hub, ledger, events, log);
+  const reads = queries.serveReads();
+  const lease = await LeaderLease.open(bus, { bucket: 'chorus_leases', name: HUB_AGENT, ttlMs: config.hub.leaseMs }, log);
+
+  let active: { components: Component[]; responders: Responder[] } | undefined;
+  const becomeActive = async () => {
+    await hub.activate();
+    const duplicates = createJsonConsumer<DuplicateNotice>(
+      bus,
+      {
+        stream: config.bus.duplicateStream,
+        durable: 'hub_duplicates',
+        filter: `${DUPLICATE_PREFIX}.>`,
+        ackWaitMs: config.consumer.ackWaitMs,
+        maxDeliver: config.consumer.maxDeliver,
+        concurrency: 16,
+      },
+      (notice, meta) => hub.onDroppedDuplicate(notice, meta.streamSeq),
+      log,
+    );
+    await duplicates.start();
+    const agent = await startAgent(HUB_AGENT, HubModule.register(hub), {
+      bus,
+      consumer: { ...config.consumer, agent: HUB_AGENT, skipExpired: false, skipFinished: false },
+      log,
+    });
+    active = {
+      components: [agent, { name: 'hub-duplicates', close: () => duplicates.stop() }],
+      responders: queries.serveActive(),
+    };
+  };
+  const becomeStandby = async () => {
+    const was = active;
+    active = undefined;
+    if (was) {
+      await Promise.all(was.responders.map((r) => r.stop()));
+      for (const c of was.components) await c.close();
+    }
+    hub.deactivate();
+  };
+  await lease.start(becomeActive, becomeStandby);
   return {
     name: HUB_AGENT,
     close: async () => {
-      await agent.close();
-      await duplicates.stop();
-      await Promise.all(responders.map((r) => r.stop()));
-      hub.stop();
+      await lease.stop(becomeStandby);
+      await Promise.all(reads.map((r) => r.stop()));
     },
   };
 }

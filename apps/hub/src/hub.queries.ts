@@ -1,4 +1,4 @@
-import { readWorkflowHistory, serveRequests, type Bus, type Responder } from '@chorus/bus';
+import { readWorkflowHistory, serveRequests, type Bus, type CountedEvents, type Responder } from '@chorus/bus';
 import { toSummary, toView } from '@chorus/correlation';
 import {
   CORRELATION_ID_PATTERN,
@@ -9,96 +9,142 @@ import {
   type ListReply,
   type ListRequest,
   type WorkflowRequest,
+  type WorkflowSummary,
   type WorkflowView,
 } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
+import type { AgentWindowStats } from './agent.stats';
 import { BadHubRequestError, WorkflowNotFoundError } from './hub.errors';
-import type { HubService } from './hub.service';
+import { LEDGER_EVENTS, type HubService } from './hub.service';
 import type { LedgerStore } from './ledger.store';
 
 const HUB_QUEUE = 'chorus-hub';
 const MAX_PAGE = 500;
 
-/** The hub's request/reply API (status, history, list, stats), shared by its replicas. */
+/** What `chorus.hub.stats` (and `GET /v1/stats`) answers. */
+export interface HubStats {
+  totals: {
+    active: number;
+    created: number;
+    completed: number;
+    failed: number;
+    timed_out: number;
+    cancelled: number;
+    duplicates_dropped: number;
+    late_envelopes: number;
+    dead_letters: number;
+  };
+  /** Totals count events stored since then (the ledger-event stream's retention). */
+  totals_since: string | null;
+  /** Per-agent step statistics over the sliding window. */
+  agents: AgentWindowStats[];
+  window_ms: number;
+}
+
+/**
+ * The hub's request/reply API. Reads of one workflow (status, history) are answered by every
+ * replica; list and stats by the active hub, which holds the recent index and the agent windows.
+ */
 export class HubQueries {
   constructor(
     private readonly bus: Bus,
     private readonly hub: HubService,
     private readonly ledger: LedgerStore,
+    private readonly events: CountedEvents,
     private readonly log: Logger,
   ) {}
 
-  serve(): Responder[] {
+  serveReads(): Responder[] {
     return [
       serveRequests(this.bus, HubSubjects.Workflow, HUB_QUEUE, this.log, (r) => this.workflow(r)),
       serveRequests(this.bus, HubSubjects.History, HUB_QUEUE, this.log, (r) => this.history(r)),
+    ];
+  }
+
+  serveActive(): Responder[] {
+    return [
       serveRequests(this.bus, HubSubjects.List, HUB_QUEUE, this.log, (r) => this.list(r)),
-      serveRequests(this.bus, HubSubjects.Stats, HUB_QUEUE, this.log, async () => this.stats()),
+      serveRequests(this.bus, HubSubjects.Stats, HUB_QUEUE, this.log, () => this.stats()),
     ];
   }
 
   async workflow(raw: unknown): Promise<WorkflowView> {
-    const { correlation_id, tenant_id } = parseWorkflowRequest(raw);
-    const tenant = tenant_id ?? (await this.ledger.findTenant(correlation_id));
-    const record = tenant ? await this.hub.find(tenant, correlation_id) : null;
-    if (!record) throw new WorkflowNotFoundError(correlation_id);
-    return toView(record);
+    return toView(await this.record(raw));
   }
 
   async history(raw: unknown): Promise<HistoryReply> {
-    const { correlation_id, tenant_id } = parseWorkflowRequest(raw);
-    const tenant = tenant_id ?? (await this.ledger.findTenant(correlation_id));
-    const record = tenant ? await this.hub.find(tenant, correlation_id) : null;
-    if (!record) throw new WorkflowNotFoundError(correlation_id);
-    // Start a little before the workflow began, so a clock skew between publishers loses nothing.
+    const record = await this.record(raw);
+    // Start a minute before the workflow began, so clock skew between publishers loses nothing.
     const since = new Date(Date.parse(record.started_at) - 60_000);
-    const entries = await readWorkflowHistory(this.bus, correlation_id, { tenantId: record.tenant_id, since });
-    return { correlation_id, envelopes: entries.map((e) => e.envelope) };
+    const entries = await readWorkflowHistory(this.bus, record.correlation_id, { tenantId: record.tenant_id, since });
+    return { correlation_id: record.correlation_id, envelopes: entries.map((e) => e.envelope) };
   }
 
   async list(raw: unknown): Promise<ListReply> {
     const request = parseListRequest(raw);
     const limit = Math.min(request.limit ?? 50, MAX_PAGE);
-    const since = request.since ? Date.parse(request.since) : -Infinity;
-    const until = request.until ? Date.parse(request.until) : Infinity;
-    const cursor = request.cursor ? decodeCursor(request.cursor) : null;
-    const rows: WorkflowView[] = [];
-    for await (const { value } of this.ledgerEntries(request.tenant_id)) {
-      const started = Date.parse(value.started_at);
-      if (request.status && value.status !== request.status) continue;
-      if (request.agent && !value.agents_involved.includes(request.agent)) continue;
-      if (started < since || started > until) continue;
-      if (cursor && !isAfter(value, cursor)) continue;
-      rows.push(toView(value));
+    const matches = matcher(request);
+    let rows = [...this.hub.recent.values()].filter(matches).sort(newestFirst);
+    if (rows.length <= limit && !this.hub.recent.complete) {
+      // The recent index cannot fill the page: read the whole ledger (slow, but complete).
+      rows = [];
+      for await (const { value } of this.ledger.entries()) {
+        const summary = toSummary(value);
+        if (matches(summary)) rows.push(summary);
+      }
+      rows.sort(newestFirst);
     }
-    rows.sort(newestFirst);
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
+    return { workflows: page, next_cursor: rows.length > limit && last ? encodeCursor(last) : null };
+  }
+
+  async stats(): Promise<HubStats> {
+    const [{ counts, since }, dlq] = await Promise.all([this.events.counts(), this.bus.jsm.streams.info(this.bus.options.deadLetterStream)]);
+    const n = (k: (typeof LEDGER_EVENTS)[number]) => counts[k] ?? 0;
+    const finished = n('completed') + n('failed') + n('timed_out') + n('cancelled');
     return {
-      workflows: page.map(toSummary),
-      next_cursor: rows.length > limit && last ? encodeCursor(last) : null,
+      totals: {
+        active: Math.max(0, n('created') - finished),
+        created: n('created'),
+        completed: n('completed'),
+        failed: n('failed'),
+        timed_out: n('timed_out'),
+        cancelled: n('cancelled'),
+        duplicates_dropped: n('duplicate'),
+        late_envelopes: n('late'),
+        dead_letters: dlq.state.messages,
+      },
+      totals_since: since,
+      agents: this.hub.agentStats.snapshot(),
+      window_ms: this.hub.agentStats.windowMs,
     };
   }
 
-  stats() {
-    const c = this.hub.counters;
-    return {
-      envelopes: c.envelopes,
-      duplicates_dropped: c.duplicatesDropped,
-      late_envelopes: c.lateEnvelopes,
-      redeliveries: c.redeliveries,
-      finished: c.finished,
-      active_deadlines: this.hub.activeDeadlines,
-    };
+  private async record(raw: unknown) {
+    const { correlation_id, tenant_id } = parseWorkflowRequest(raw);
+    const tenant = tenant_id ?? (await this.ledger.findTenant(correlation_id));
+    const record = tenant ? await this.hub.find(tenant, correlation_id) : null;
+    if (!record) throw new WorkflowNotFoundError(correlation_id);
+    return record;
   }
+}
 
-  private ledgerEntries(tenantId?: string) {
-    return tenantId ? this.ledgerEntriesFor(tenantId) : this.ledger.entries();
-  }
-
-  private async *ledgerEntriesFor(tenantId: string) {
-    for await (const e of this.ledger.entries()) if (e.value.tenant_id === tenantId) yield e;
-  }
+function matcher(r: ListRequest): (row: WorkflowSummary) => boolean {
+  const since = r.since ? Date.parse(r.since) : -Infinity;
+  const until = r.until ? Date.parse(r.until) : Infinity;
+  const cursor = r.cursor ? decodeCursor(r.cursor) : null;
+  return (row) => {
+    const started = Date.parse(row.started_at);
+    return (
+      (!r.tenant_id || row.tenant_id === r.tenant_id) &&
+      (!r.status || row.status === r.status) &&
+      (!r.agent || row.agents_involved.includes(r.agent)) &&
+      started >= since &&
+      started <= until &&
+      (!cursor || newestFirst(row, cursor) > 0)
+    );
+  };
 }
 
 function parseWorkflowRequest(raw: unknown): WorkflowRequest {
@@ -130,15 +176,11 @@ interface Cursor {
   correlation_id: string;
 }
 
-function newestFirst(a: WorkflowView, b: WorkflowView): number {
+function newestFirst(a: Cursor, b: Cursor): number {
   return b.started_at.localeCompare(a.started_at) || b.correlation_id.localeCompare(a.correlation_id);
 }
 
-function isAfter(row: WorkflowView, cursor: Cursor): boolean {
-  return newestFirst(row, { started_at: cursor.started_at, correlation_id: cursor.correlation_id } as WorkflowView) > 0;
-}
-
-function encodeCursor(row: WorkflowView): string {
+function encodeCursor(row: Cursor): string {
   return Buffer.from(JSON.stringify({ started_at: row.started_at, correlation_id: row.correlation_id })).toString('base64url');
 }
 

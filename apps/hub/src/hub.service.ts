@@ -1,10 +1,11 @@
-import { isRevisionConflict, type Bus } from '@chorus/bus';
+import { isRevisionConflict, type Bus, type CountedEvents } from '@chorus/bus';
 import {
   applyDeadline,
   applyDroppedDuplicate,
   applyEnvelope,
   HUB_AGENT,
   ledgerKey,
+  toSummary,
   type Delivery,
   type StatusChange,
   type Transition,
@@ -19,81 +20,114 @@ import {
   type StatusUpdatePayload,
 } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
+import { AgentStats } from './agent.stats';
 import { DeadlineQueue } from './deadline.queue';
-import { HubCounters } from './hub.counters';
 import { KeyedMutex } from './keyed.mutex';
 import type { LedgerEntry, LedgerStore } from './ledger.store';
+import { RecentIndex } from './recent.index';
 
 const MAX_CONFLICT_RETRIES = 8;
 
+/** Kinds of ledger events; their counts are the hub's totals. */
+export const LEDGER_EVENTS = ['created', 'completed', 'failed', 'timed_out', 'cancelled', 'duplicate', 'late'] as const;
+
+export interface HubServiceOptions {
+  sweepIntervalMs: number;
+  recentCapacity: number;
+}
+
 /**
  * The hub's work: apply each envelope to its workflow's record (pure transitions from
- * @chorus/correlation), announce status changes, persist with revision checks, and time out
- * workflows whose deadline passes. One workflow is handled by one task at a time.
+ * @chorus/correlation), announce status changes, count ledger events, persist with revision
+ * checks, and time out workflows whose deadline passes. One workflow is handled by one task at a
+ * time. Only the active hub (the lease holder) applies envelopes; every replica answers reads.
  */
 export class HubService {
   private readonly mutex = new KeyedMutex();
   private readonly deadlines = new DeadlineQueue();
-  readonly counters = new HubCounters();
+  readonly agentStats = new AgentStats();
+  readonly recent: RecentIndex;
   private sweeper?: NodeJS.Timeout;
+  private active = false;
 
   constructor(
     private readonly bus: Bus,
     private readonly ledger: LedgerStore,
+    private readonly events: CountedEvents,
     private readonly log: Logger,
-    private readonly sweepIntervalMs: number,
-  ) {}
+    private readonly options: HubServiceOptions,
+  ) {
+    this.recent = new RecentIndex(options.recentCapacity);
+  }
 
-  /** Rebuilds the deadline timers from the ledger, then starts sweeping. */
-  async start(): Promise<void> {
+  get isActive(): boolean {
+    return this.active;
+  }
+
+  /** Becomes the active hub: rebuilds deadline timers and the recent index from the ledger. */
+  async activate(): Promise<void> {
+    this.ledger.clear();
+    this.recent.clear();
+    const newest: WorkflowRecord[] = [];
     let active = 0;
+    let total = 0;
     for await (const { value } of this.ledger.entries()) {
+      total += 1;
       if (!isTerminalStatus(value.status)) {
         this.deadlines.schedule(ledgerKey(value.tenant_id, value.correlation_id), Date.parse(value.deadline));
         active += 1;
       }
+      newest.push(value);
+      if (newest.length > this.options.recentCapacity * 2) keepNewest(newest, this.options.recentCapacity);
     }
-    this.log.info({ active }, 'deadline timers rebuilt from the ledger');
-    this.sweeper = setInterval(() => void this.sweep(), this.sweepIntervalMs);
+    keepNewest(newest, this.options.recentCapacity);
+    for (const r of newest.reverse()) this.recent.upsert(toSummary(r));
+    if (total > newest.length) this.recent.markIncomplete();
+    this.active = true;
+    this.sweeper = setInterval(() => void this.sweep(), this.options.sweepIntervalMs);
     this.sweeper.unref();
+    this.log.info({ active, total }, 'hub active: deadline timers and recent index rebuilt from the ledger');
   }
 
-  stop(): void {
+  deactivate(): void {
+    this.active = false;
     if (this.sweeper) clearInterval(this.sweeper);
+    this.ledger.clear();
   }
 
   /** Records one envelope of the workflow stream. */
-  onEnvelope(envelope: Envelope, delivery: Delivery, log: Logger): Promise<void> {
-    const key = ledgerKey(envelope.tenant_id, envelope.correlation_id);
-    return this.mutex.run(key, () =>
-      this.update(envelope.tenant_id, envelope.correlation_id, log, (current) =>
-        applyEnvelope(current, envelope, delivery, new Date()),
-      envelope),
-    ).then((t) => {
-      if (t) this.counters.record(t);
-    });
+  async onEnvelope(envelope: Envelope, delivery: Delivery, log: Logger): Promise<void> {
+    await this.mutex.run(ledgerKey(envelope.tenant_id, envelope.correlation_id), () =>
+      this.update(envelope.tenant_id, envelope.correlation_id, log, (current) => applyEnvelope(current, envelope, delivery, new Date()), {
+        cause: envelope,
+        eventId: `s${delivery.streamSeq}`,
+      }),
+    );
   }
 
-  /** Counts a re-publish that the stream dropped. */
-  onDroppedDuplicate(notice: DuplicateNotice): Promise<void> {
+  /** Counts a re-publish that the stream dropped (reported on `chorus.dup.…`). */
+  async onDroppedDuplicate(notice: DuplicateNotice, noticeSeq: number): Promise<void> {
     const key = ledgerKey(notice.tenant_id, notice.correlation_id);
-    return this.mutex
-      .run(key, () =>
-        this.update(notice.tenant_id, notice.correlation_id, this.log, (current) => {
-          if (!current) throw new Error(`duplicate notice for unknown workflow ${key}; retrying after its envelopes`);
+    await this.mutex.run(key, () =>
+      this.update(
+        notice.tenant_id,
+        notice.correlation_id,
+        this.log,
+        (current) => {
+          if (!current) throw new Error(`duplicate notice for ${key}, which the hub has not recorded yet; retrying`);
           return { record: applyDroppedDuplicate(current, new Date()), effect: 'duplicate', emits: [] };
-        }),
-      )
-      .then((t) => {
-        if (t) this.counters.record(t);
-      });
+        },
+        { eventId: `n${noticeSeq}` },
+      ),
+    );
   }
 
   /**
-   * The stored record, or null. Waits for an update of the same workflow in progress here, whose
-   * status update may already be out while its save is not done yet.
+   * The stored record, or null. On the active hub, waits for an update of the same workflow in
+   * progress, whose status update may already be out while its save is not done yet.
    */
   find(tenantId: string, correlationId: string): Promise<WorkflowRecord | null> {
+    if (!this.active) return this.ledger.read(tenantId, correlationId);
     return this.mutex.run(ledgerKey(tenantId, correlationId), async () => (await this.ledger.load(tenantId, correlationId))?.record ?? null);
   }
 
@@ -107,13 +141,9 @@ export class HubService {
       const tenantId = key.slice(0, dot);
       const correlationId = key.slice(dot + 1);
       try {
-        const t = await this.mutex.run(key, () =>
-          this.update(tenantId, correlationId, this.log, (current) => {
-            if (!current) return null;
-            return applyDeadline(current, new Date());
-          }),
+        await this.mutex.run(key, () =>
+          this.update(tenantId, correlationId, this.log, (current) => (current ? applyDeadline(current, new Date()) : null), { eventId: 'deadline' }),
         );
-        if (t) this.counters.record(t);
       } catch (e) {
         this.log.error({ err: e, correlation_id: correlationId }, 'deadline sweep failed; will retry');
         this.deadlines.schedule(key, Date.now() + 1000);
@@ -122,33 +152,48 @@ export class HubService {
   }
 
   /**
-   * Load → transition → announce → save, retried on a concurrent write. Status updates go out
-   * before the save: if the save is lost, the redelivered envelope yields the same updates, and
-   * their idempotency keys make the stream drop the repeat.
+   * Load → transition → announce and count → save, retried on a concurrent write. Announcements and
+   * counted events go out before the save: if the save is lost, the redelivered envelope yields the
+   * same ones, and their ids make the streams drop the repeats.
    */
   private async update(
     tenantId: string,
     correlationId: string,
     log: Logger,
     transition: (current: WorkflowRecord | null) => Transition | null,
-    cause?: Envelope,
+    context: { cause?: Envelope; eventId: string },
   ): Promise<Transition | null> {
+    const key = ledgerKey(tenantId, correlationId);
     for (let attempt = 1; ; attempt++) {
       const stored: LedgerEntry | null = await this.ledger.load(tenantId, correlationId);
       const t = transition(stored?.record ?? null);
       if (!t || t.record === stored?.record) return t;
-      for (const change of t.emits) await this.announce(t.record, change, log, cause);
+      await this.recordEvents(key, stored === null, t, context.eventId);
+      for (const change of t.emits) await this.announce(t.record, change, log, context.cause);
       try {
         await this.ledger.save(t.record, stored?.revision ?? 0);
       } catch (e) {
         if (isRevisionConflict(e) && attempt < MAX_CONFLICT_RETRIES) continue;
         throw e;
       }
-      const key = ledgerKey(tenantId, correlationId);
       if (isTerminalStatus(t.record.status)) this.deadlines.cancel(key);
       else this.deadlines.schedule(key, Date.parse(t.record.deadline));
+      this.recent.upsert(toSummary(t.record));
+      const newSteps = t.record.steps.length - (stored?.record.steps.length ?? 0);
+      for (const step of t.record.steps.slice(t.record.steps.length - Math.max(0, newSteps))) {
+        if (step.message_type !== 'query') this.agentStats.record(step.agent, step.duration_ms, step.status === 'error');
+      }
       return t;
     }
+  }
+
+  private async recordEvents(key: string, created: boolean, t: Transition, eventId: string): Promise<void> {
+    const events: Array<Promise<void>> = [];
+    if (created) events.push(this.events.record('created', `${key}.created`));
+    for (const change of t.emits) events.push(this.events.record(change.status, `${key}.${change.status}`));
+    if (t.effect === 'duplicate') events.push(this.events.record('duplicate', `${key}.duplicate.${eventId}`));
+    if (t.effect === 'late') events.push(this.events.record('late', `${key}.late.${eventId}`));
+    await Promise.all(events);
   }
 
   /** Publishes a `status_update`, caused by the envelope that changed the status (none for a timeout). */
@@ -167,4 +212,9 @@ export class HubService {
     await this.bus.publish(update, { part: change.status });
     log.info({ correlation_id: record.correlation_id, status: change.status, reason: change.reason }, `workflow ${change.status}`);
   }
+}
+
+function keepNewest(records: WorkflowRecord[], n: number): void {
+  records.sort((a, b) => b.started_at.localeCompare(a.started_at));
+  records.length = Math.min(records.length, n);
 }

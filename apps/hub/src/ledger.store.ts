@@ -39,6 +39,16 @@ export class LedgerStore {
     return entry;
   }
 
+  /** The stored record straight from the bucket, bypassing (and not filling) the cache. */
+  async read(tenantId: string, correlationId: string): Promise<WorkflowRecord | null> {
+    return (await this.kv.get(ledgerKey(tenantId, correlationId)))?.value ?? null;
+  }
+
+  /** Forgets the cache: another hub may have written the ledger meanwhile. */
+  clear(): void {
+    this.cache.clear();
+  }
+
   /** Writes the record if nobody changed it since `revision` (0: if it does not exist yet). */
   async save(record: WorkflowRecord, revision: number): Promise<LedgerEntry> {
     const key = ledgerKey(record.tenant_id, record.correlation_id);

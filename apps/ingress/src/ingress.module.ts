@@ -3,6 +3,7 @@ import { Bus, ChorusClient } from '@chorus/bus';
 import { HealthController } from './health.controller';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
 import { QueriesController } from './queries.controller';
+import { StatsController } from './stats.controller';
 import { WorkflowsController } from './workflows.controller';
 
 @Module({})
@@ -10,7 +11,7 @@ export class IngressModule {
   static register(bus: Bus, client: ChorusClient, options: IngressOptions): DynamicModule {
     return {
       module: IngressModule,
-      controllers: [QueriesController, WorkflowsController, HealthController],
+      controllers: [QueriesController, WorkflowsController, StatsController, HealthController],
       providers: [
         { provide: Bus, useValue: bus },
         { provide: ChorusClient, useValue: client },

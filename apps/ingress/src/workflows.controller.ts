@@ -1,18 +1,29 @@
-import { Controller, Get, NotFoundException, Param, Query, Res } from '@nestjs/common';
+import { Body, ConflictException, Controller, Get, HttpCode, Inject, NotFoundException, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { ChorusClient } from '@chorus/bus';
-import { CORRELATION_ID_PATTERN, TENANT_ID_PATTERN, type HistoryReply, type WorkflowView } from '@chorus/envelope';
+import { CORRELATION_ID_PATTERN, TENANT_ID_PATTERN, isTerminalStatus, type HistoryReply, type ListReply, type WorkflowView } from '@chorus/envelope';
+import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
+import { CancelWorkflowDto, ListWorkflowsDto } from './list-workflows.dto';
 import { errorBody, InvalidRequestException } from './http.errors';
 
 @Controller('v1/workflows')
 export class WorkflowsController {
-  constructor(private readonly client: ChorusClient) {}
+  constructor(
+    private readonly client: ChorusClient,
+    @Inject(INGRESS_OPTIONS) private readonly options: IngressOptions,
+  ) {}
+
+  /** Workflows, newest first, filtered and paginated. */
+  @Get()
+  list(@Query() query: ListWorkflowsDto): Promise<ListReply> {
+    return this.client.list(query);
+  }
 
   @Get(':id')
   async workflow(@Param('id') id: string, @Query('tenant_id') tenant: string | undefined, @Res({ passthrough: true }) res: Response): Promise<WorkflowView> {
     checkIds(id, tenant);
     res.locals.correlation_id = id;
-    const workflow = await this.client.workflow(id, tenant);
+    const workflow = await this.client.workflow(id, tenant ?? this.options.defaultTenant);
     if (!workflow) throw new NotFoundException(errorBody(404, `no workflow ${id}`));
     return workflow;
   }
@@ -21,9 +32,29 @@ export class WorkflowsController {
   async history(@Param('id') id: string, @Query('tenant_id') tenant: string | undefined, @Res({ passthrough: true }) res: Response): Promise<HistoryReply> {
     checkIds(id, tenant);
     res.locals.correlation_id = id;
-    const history = await this.client.history(id, tenant);
+    const history = await this.client.history(id, tenant ?? this.options.defaultTenant);
     if (!history) throw new NotFoundException(errorBody(404, `no workflow ${id}`));
     return history;
+  }
+
+  /** Cancels a workflow that has not finished: 202, then the hub records it as cancelled. */
+  @Post(':id/cancel')
+  @HttpCode(202)
+  async cancel(
+    @Param('id') id: string,
+    @Query('tenant_id') tenant: string | undefined,
+    @Body() body: CancelWorkflowDto | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<{ correlation_id: string; status: 'cancelling' }> {
+    checkIds(id, tenant);
+    res.locals.correlation_id = id;
+    const workflow = await this.client.workflow(id, tenant ?? this.options.defaultTenant);
+    if (!workflow) throw new NotFoundException(errorBody(404, `no workflow ${id}`));
+    if (isTerminalStatus(workflow.status)) {
+      throw new ConflictException({ ...errorBody(409, `workflow ${id} already finished: ${workflow.status}`), status: workflow.status });
+    }
+    await this.client.cancel(workflow, body?.reason || 'cancelled through the HTTP API');
+    return { correlation_id: id, status: 'cancelling' };
   }
 }
 

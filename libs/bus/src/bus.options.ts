@@ -58,6 +58,8 @@ export interface ConsumerOptions {
   retryMaxMs: number;
   /** Skip (ack without work) envelopes whose workflow deadline has passed. The hub does not. */
   skipExpired: boolean;
+  /** Skip envelopes of workflows this process saw finish (cancelled, failed, …). The hub does not. */
+  skipFinished: boolean;
 }
 
 export function defaultConsumerOptions(agent: string): ConsumerOptions {
@@ -69,5 +71,6 @@ export function defaultConsumerOptions(agent: string): ConsumerOptions {
     retryBaseMs: 200,
     retryMaxMs: 5_000,
     skipExpired: true,
+    skipFinished: true,
   };
 }

@@ -187,6 +187,11 @@ export class ChorusClient {
     return requestReply<ListReply>(this.bus, HubSubjects.List, request, this.options.requestTimeoutMs);
   }
 
+  /** Totals and per-agent statistics from the active hub. */
+  stats<T = unknown>(): Promise<T> {
+    return requestReply<T>(this.bus, HubSubjects.Stats, {}, this.options.requestTimeoutMs);
+  }
+
   /** Publishes a cancel command for the workflow (the hub records it; agents stop starting work). */
   async cancel(workflow: Pick<WorkflowView, 'correlation_id' | 'tenant_id' | 'deadline'>, reason: string): Promise<void> {
     const command = createEnvelope({

@@ -3,7 +3,10 @@ export { defaultBusOptions, defaultConsumerOptions, type BusOptions, type Consum
 export { ChorusClient, type ChorusClientOptions, type SubmitOptions, type SubmitQuery, type Submitted } from './chorus.client';
 export { DEAD_LETTER_REASONS, createDeadLetter, publishDeadLetter, type DeadLetter, type DeadLetterReason } from './dead-letter';
 export type { EnvelopeHandler, HandlerContext, HandlerResult, Outbound } from './handler.types';
+export { FinishedWorkflows } from './finished-workflows';
 export { ChorusHeaders } from './headers';
+export { LeaderLease, type LeaseOptions } from './leader.lease';
+export { CountedEvents, type CountedEventsOptions, type EventCounts } from './counted-events';
 export { ALL_MESSAGE_TYPES, JetStreamConsumer, durableName, type ConsumerPattern } from './jetstream.consumer';
 export { DurableConsumer, createJsonConsumer, ensureDurableConsumer, type DurableConsumerSpec, type JsonMessageMeta } from './durable.consumer';
 export { JetStreamTransport, OnEnvelope, RethrowRpcFilter, createAgentApp, startAgent, type AgentAppOptions } from './jetstream.transport';

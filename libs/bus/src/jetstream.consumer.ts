@@ -99,6 +99,12 @@ export class JetStreamConsumer {
       subject: m.subject,
       agent: this.options.agent,
     });
+    const finished = this.options.skipFinished ? this.bus.finished?.statusOf(envelope.tenant_id, envelope.correlation_id) : undefined;
+    if (finished) {
+      log.info({ workflow_status: finished }, `workflow already ${finished}; not starting work`);
+      m.ack();
+      return;
+    }
     const deadline = new Date(envelope.deadline);
     if (this.options.skipExpired && deadline.getTime() <= Date.now()) {
       log.info({ deadline: envelope.deadline }, 'workflow deadline has passed; not starting work');

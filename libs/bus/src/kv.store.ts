@@ -59,10 +59,18 @@ export class KeyValueStore<T> {
     return this.kv.delete(key);
   }
 
-  /** Keys matching a subject-style filter (`*` one token, `>` the rest). */
+  /**
+   * Keys matching a subject-style filter (`*` one token, `>` the rest). Read with our own ordered
+   * consumer, which stops at the last key present: the client's `keys()` can wait for an idle
+   * heartbeat (seconds) to decide it has seen them all.
+   */
   async keys(filter = '>'): Promise<string[]> {
+    const prefix = `$KV.${this.bucket}.`;
     const out: string[] = [];
-    for await (const k of await this.kv.keys(filter)) out.push(k);
+    for await (const m of readOrdered(this.js, `KV_${this.bucket}`, `${prefix}${filter}`, { lastPerSubject: true, headersOnly: true })) {
+      const op = m.headers?.get('KV-Operation');
+      if (op !== 'DEL' && op !== 'PURGE') out.push(m.subject.substring(prefix.length));
+    }
     return out;
   }
 

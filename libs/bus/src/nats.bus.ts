@@ -22,6 +22,7 @@ import {
 import type { Logger } from '@chorus/observability';
 import type { BusOptions } from './bus.options';
 import { NatsUnreachableError, NoJetStreamError } from './bus.errors';
+import { FinishedWorkflows } from './finished-workflows';
 import { ChorusHeaders } from './headers';
 
 export interface PublishOptions {
@@ -50,9 +51,11 @@ export class Bus {
     readonly jsm: JetStreamManager,
     readonly options: BusOptions,
     readonly log: Logger,
+    /** Workflows seen finishing, when this process runs agents (see {@link FinishedWorkflows}). */
+    readonly finished: FinishedWorkflows | undefined,
   ) {}
 
-  static async connect(options: BusOptions, log: Logger): Promise<Bus> {
+  static async connect(options: BusOptions, log: Logger, extras: { trackFinished?: boolean } = {}): Promise<Bus> {
     const nc = await connectNats(options);
     let jsm: JetStreamManager;
     try {
@@ -62,7 +65,7 @@ export class Bus {
       throw new NoJetStreamError(options.servers, e);
     }
     const js = jetstream(nc, { timeout: options.requestTimeoutMs });
-    const bus = new Bus(nc, js, jsm, options, log);
+    const bus = new Bus(nc, js, jsm, options, log, extras.trackFinished ? new FinishedWorkflows(nc) : undefined);
     bus.watchStatus();
     return bus;
   }
@@ -89,7 +92,8 @@ export class Bus {
     });
   }
 
-  private async ensureStream(config: Pick<StreamConfig, 'name' | 'subjects' | 'duplicate_window' | 'max_age'>): Promise<void> {
+  /** Creates a file-backed stream with the bus's replica count, or brings its limits up to date. */
+  async ensureStream(config: Pick<StreamConfig, 'name' | 'subjects' | 'duplicate_window' | 'max_age'>): Promise<void> {
     const full: Partial<StreamConfig> & { name: string } = {
       ...config,
       storage: StorageType.File,
@@ -158,6 +162,7 @@ export class Bus {
 
   /** Drains subscriptions and pending publishes, then closes. */
   async close(): Promise<void> {
+    this.finished?.close();
     if (this.nc.isClosed()) return;
     try {
       await this.nc.drain();

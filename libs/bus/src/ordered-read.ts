@@ -5,6 +5,8 @@ export interface OrderedReadOptions {
   lastPerSubject?: boolean;
   /** Skip messages stored before this time. */
   startTime?: Date;
+  /** Deliver headers only (and the size), not bodies. */
+  headersOnly?: boolean;
 }
 
 /**
@@ -25,6 +27,7 @@ export async function* readOrdered(
   const oc = await js.consumers.getPushConsumer(stream, {
     filter_subjects: filter,
     deliver_policy,
+    headers_only: options.headersOnly ?? false,
     ...(options.startTime && !options.lastPerSubject ? { opt_start_time: options.startTime.toISOString() } : {}),
   });
   if ((await oc.info()).num_pending === 0) {

@@ -26,7 +26,7 @@ export async function runProcess(
   starters: Array<{ name: string; start: (bus: Bus) => Promise<Component> }>,
   options: { exitOnSignal?: boolean; afterShutdown?: () => Promise<void> } = {},
 ): Promise<RunningProcess & { failed: Array<{ name: string; error: unknown }> }> {
-  const bus = await Bus.connect(busOptions, log);
+  const bus = await Bus.connect(busOptions, log, { trackFinished: true });
   await bus.ensureTopology();
   const components: Component[] = [];
   const failed: Array<{ name: string; error: unknown }> = [];

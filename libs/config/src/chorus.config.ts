@@ -22,7 +22,18 @@ export interface ChorusConfig {
   /** Profiles this deployment runs (and the planner may choose). */
   profiles: string[];
   search: { rrfK: number; rankWindow: number; profileTimeoutMs: number; responderReserveMs: number; documentChars: number };
-  hub: { bucket: string; retentionMs: number; sweepIntervalMs: number; cacheSize: number };
+  hub: {
+    bucket: string;
+    retentionMs: number;
+    sweepIntervalMs: number;
+    cacheSize: number;
+    /** A hub replica that stops renewing its lease for this long is replaced by a standby. */
+    leaseMs: number;
+    /** Workflows kept in the active hub's recent index (for listing). */
+    recentCapacity: number;
+    /** How far back the totals count. */
+    totalsRetentionMs: number;
+  };
 }
 
 const SECOND = 1000;
@@ -59,6 +70,7 @@ export function parseChorusConfig(env: Readonly<Record<string, string | undefine
       retryBaseMs: r.int('CHORUS_RETRY_BASE_MS', 200, 1, 60 * SECOND),
       retryMaxMs: r.int('CHORUS_RETRY_MAX_MS', 5 * SECOND, 1, 10 * 60 * SECOND),
       skipExpired: true,
+      skipFinished: true,
     },
     logLevel: r.oneOf('CHORUS_LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     root,
@@ -90,11 +102,17 @@ export function parseChorusConfig(env: Readonly<Record<string, string | undefine
     },
     hub: {
       bucket: r.string('CHORUS_LEDGER_BUCKET', 'chorus_workflows'),
-      retentionMs: r.int('CHORUS_HUB_RETENTION_MS', DAY, 10 * SECOND, 365 * DAY),
+      retentionMs: r.int('CHORUS_HUB_RETENTION_MS', DAY, SECOND, 365 * DAY),
       sweepIntervalMs: r.int('CHORUS_HUB_SWEEP_MS', 100, 10, 60 * SECOND),
       cacheSize: r.int('CHORUS_HUB_CACHE_SIZE', 10_000, 10, 10_000_000),
+      leaseMs: r.int('CHORUS_HUB_LEASE_MS', 3 * SECOND, 300, 60 * SECOND),
+      recentCapacity: r.int('CHORUS_HUB_RECENT', 10_000, 10, 1_000_000),
+      totalsRetentionMs: r.int('CHORUS_HUB_TOTALS_RETENTION_MS', 30 * DAY, 60 * SECOND, 3650 * DAY),
     },
   };
+  if (config.hub.retentionMs <= config.workflow.maxDeadlineMs) {
+    r.problems.push('CHORUS_HUB_RETENTION_MS must exceed CHORUS_MAX_DEADLINE_MS: a workflow must outlive its deadline in the ledger');
+  }
   if (config.workflow.defaultDeadlineMs > config.workflow.maxDeadlineMs) {
     r.problems.push('CHORUS_DEFAULT_DEADLINE_MS must not exceed CHORUS_MAX_DEADLINE_MS');
   }

@@ -70,8 +70,10 @@ export function createRecord(envelope: Envelope, now: Date): WorkflowRecord {
 export function applyEnvelope(current: WorkflowRecord | null, envelope: Envelope, delivery: Delivery, now: Date): Transition {
   const base = current ?? createRecord(envelope, now);
   const known = base.seen[delivery.idempotencyKey];
-  if (known !== undefined) {
-    if (known === delivery.streamSeq) return { record: base, effect: 'redelivered', emits: [] };
+  if (known === delivery.streamSeq) return { record: base, effect: 'redelivered', emits: [] };
+  // The same key stored again, or the very same envelope (same message_id) stored again under
+  // another key (a raw re-publish without its Nats-Msg-Id, whose part we cannot know).
+  if (known !== undefined || base.times[envelope.message_id] !== undefined) {
     return { record: { ...base, duplicates_dropped: base.duplicates_dropped + 1, updated_at: now.toISOString() }, effect: 'duplicate', emits: [] };
   }
   const record: WorkflowRecord = {

@@ -1,0 +1,159 @@
+import type { DeadLetter } from '@chorus/bus';
+import { createEnvelope, type Envelope, type WorkflowView } from '@chorus/envelope';
+import { waitFor } from '@chorus/testing';
+import { startProfiles } from '../apps/profile/src';
+import { startResponder } from '../apps/responder/src';
+import { getJson, postJson, startChorusFixture, stopApp, type ChorusFixture } from './chorus.fixture';
+
+/** The workflow lifecycle through the real system: deadlines, cancellation, retries, failures. */
+describe('hub lifecycle', () => {
+  let f: ChorusFixture;
+
+  beforeEach(async () => {
+    // Fast retries so a transient failure recovers well inside a test's deadline.
+    f = await startChorusFixture({ CHORUS_RETRY_BASE_MS: '100', CHORUS_RETRY_MAX_MS: '400', CHORUS_MAX_DELIVER: '8' });
+  });
+  afterEach(async () => {
+    await f?.stop();
+  });
+
+  async function finished(id: string, timeoutMs = 15_000): Promise<WorkflowView> {
+    return waitFor(
+      async () => {
+        const r = await getJson(`${f.url}/v1/workflows/${id}`);
+        return r.status === 200 && ['completed', 'failed', 'timed_out', 'cancelled'].includes(r.body.status) ? (r.body as WorkflowView) : undefined;
+      },
+      { timeoutMs, what: `workflow ${id} finished` },
+    );
+  }
+
+  async function history(id: string): Promise<Envelope[]> {
+    return (await getJson(`${f.url}/v1/workflows/${id}/history`)).body.envelopes;
+  }
+
+  const terminalUpdates = (envelopes: Envelope[]) =>
+    envelopes.filter((e) => e.message_type === 'status_update' && e.agent === 'hub').map((e) => (e.payload as { workflow_status: string }).workflow_status);
+
+  it('hub - a workflow whose responder is stopped times out at its deadline, once', async () => {
+    await stopApp(f, 'responder');
+    const submitted = await postJson(`${f.url}/v1/queries`, { query: 'what is a deadline', deadline_ms: 1200 });
+    const view = await finished(submitted.body.correlation_id);
+    expect(view.status).toBe('timed_out');
+    const late = Date.parse(view.finished_at!) - Date.parse(view.deadline);
+    expect(late).toBeGreaterThanOrEqual(0);
+    expect(late).toBeLessThan(1000);
+    expect(view.steps.map((s) => s.message_type)).toEqual(['query', 'classification_result', 'execution_plan', 'tool_results']);
+    expect(terminalUpdates(await history(view.correlation_id))).toEqual(['timed_out']);
+  });
+
+  it('hub - a cancelled workflow stops before the responder', async () => {
+    await stopApp(f, 'profiles');
+    const submitted = await postJson(`${f.url}/v1/queries`, { query: 'what is cancellation', deadline_ms: 8000 });
+    const id = submitted.body.correlation_id as string;
+    // The search step is now retrying: its profiles are unavailable.
+    await waitFor(async () => (await getJson(`${f.url}/v1/workflows/${id}`)).body.steps?.length === 3, { what: 'the plan recorded' });
+    const cancel = await postJson(`${f.url}/v1/workflows/${id}/cancel`, { reason: 'changed my mind' });
+    expect(cancel.status).toBe(202);
+    const view = await finished(id);
+    expect(view.status).toBe('cancelled');
+    // The profiles come back: the search step must still not run for a cancelled workflow.
+    f.chorus.components.push(await startProfiles(f.chorus.bus, f.config, f.log));
+    await new Promise((r) => setTimeout(r, 1500));
+    const types = (await history(id)).map((e) => e.message_type);
+    expect(types).not.toContain('tool_results');
+    expect(types).not.toContain('response');
+    expect(terminalUpdates(await history(id))).toEqual(['cancelled']);
+    const again = await postJson(`${f.url}/v1/workflows/${id}/cancel`, {});
+    expect(again.status).toBe(409);
+  });
+
+  it('hub - a transient error is retried with backoff, keeping its idempotency key, and the workflow completes', async () => {
+    await stopApp(f, 'profiles');
+    const submitted = await postJson(`${f.url}/v1/queries`, { query: 'how are retries done', deadline_ms: 8000 });
+    const id = submitted.body.correlation_id as string;
+    await new Promise((r) => setTimeout(r, 600));
+    f.chorus.components.push(await startProfiles(f.chorus.bus, f.config, f.log));
+    const view = await finished(id);
+    expect(view.status).toBe('completed');
+    const search = view.steps.find((s) => s.message_type === 'tool_results')!;
+    expect(search.attempt).toBeGreaterThan(1);
+    expect(search.step).toBe(`${id}.tool_results.search`);
+    expect((await history(id)).filter((e) => e.message_type === 'tool_results')).toHaveLength(1);
+  });
+
+  it('hub - a permanent error fails the workflow, naming the agent, the step and the cause, and dead-letters the envelope', async () => {
+    const letters: DeadLetter[] = [];
+    const sub = f.chorus.bus.nc.subscribe('chorus.dlq.>', { callback: (_e, m) => void letters.push(m.json<DeadLetter>()) });
+    const submitted = await postJson(`${f.url}/v1/queries`, { query: 'profile:bm25' });
+    const view = await finished(submitted.body.correlation_id);
+    expect(view.status).toBe('failed');
+    expect(view.errors).toEqual([expect.objectContaining({ agent: 'intent', step: 'query', error_type: 'EMPTY_SEARCH_TEXT', retry_possible: false })]);
+    await waitFor(() => letters.some((l) => l.correlation_id === view.correlation_id), { what: 'the dead letter' });
+    sub.unsubscribe();
+    expect(letters.find((l) => l.correlation_id === view.correlation_id)).toEqual(
+      expect.objectContaining({ reason: 'step_failed', consumer: 'intent_query', error: expect.objectContaining({ error_type: 'EMPTY_SEARCH_TEXT' }) }),
+    );
+    expect(terminalUpdates(await history(view.correlation_id))).toEqual(['failed']);
+  });
+
+  it('hub - a late envelope is recorded once, counted, and never changes a terminal state', async () => {
+    const done = await postJson(`${f.url}/v1/queries?wait=true`, { query: 'what is a late envelope' });
+    expect(done.body.status).toBe('completed');
+    const id = done.body.correlation_id as string;
+    const late = createEnvelope({
+      messageType: 'orchestration_command',
+      correlationId: id,
+      tenantId: 'default',
+      agent: 'test-client',
+      deadline: done.body.deadline,
+      payload: { command: 'cancel', reason: 'too late' },
+    });
+    await f.chorus.bus.publish(late, { part: 'cancel' });
+    await f.chorus.bus.js.publish(`chorus.wf.default.orchestration_command.${id}`, JSON.stringify(late)); // again, stored twice
+    const view = await waitFor(
+      async () => {
+        const r = (await getJson(`${f.url}/v1/workflows/${id}`)).body as WorkflowView;
+        return r.late_envelopes === 1 && r.duplicates_dropped === 1 ? r : undefined;
+      },
+      { what: 'one late envelope and one duplicate' },
+    );
+    expect(view.status).toBe('completed');
+    const stats = await waitFor(async () => {
+      const s = (await getJson(`${f.url}/v1/stats`)).body;
+      return s.totals.late_envelopes === 1 && s.totals.duplicates_dropped === 1 ? s : undefined;
+    });
+    expect(stats.totals.completed).toBe(1);
+    expect(stats.totals.cancelled).toBe(0);
+  });
+
+  it('hub - lists workflows with filters and pagination, and reports totals and per-agent statistics', async () => {
+    await stopApp(f, 'responder');
+    await postJson(`${f.url}/v1/queries`, { query: 'this one times out', deadline_ms: 300 });
+    await waitFor(async () => (await getJson(`${f.url}/v1/workflows?status=timed_out`)).body.workflows.length === 1, { what: 'the timeout listed' });
+    f.chorus.components.push(await startResponder(f.chorus.bus, f.config, f.log));
+    const ids: string[] = [];
+    for (const q of ['list one', 'list two', 'list three']) ids.push((await postJson(`${f.url}/v1/queries?wait=true`, { query: q })).body.correlation_id);
+
+    const page1 = await getJson(`${f.url}/v1/workflows?status=completed&limit=2`);
+    expect(page1.status).toBe(200);
+    expect(page1.body.workflows).toHaveLength(2);
+    expect(page1.body.next_cursor).toEqual(expect.any(String));
+    const page2 = await getJson(`${f.url}/v1/workflows?status=completed&limit=2&cursor=${page1.body.next_cursor}`);
+    expect(page2.body.workflows).toHaveLength(1);
+    expect(page2.body.next_cursor).toBeNull();
+    const listed = [...page1.body.workflows, ...page2.body.workflows].map((w: { correlation_id: string }) => w.correlation_id);
+    expect(listed).toEqual([...ids].reverse());
+    const byAgent = await getJson(`${f.url}/v1/workflows?agent=responder`);
+    expect(byAgent.body.workflows).toHaveLength(3);
+    const bad = await getJson(`${f.url}/v1/workflows?status=sleeping&limit=0`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['limit', 'status']);
+
+    const stats = (await getJson(`${f.url}/v1/stats`)).body;
+    expect(stats.totals).toEqual(expect.objectContaining({ created: 4, completed: 3, timed_out: 1, active: 0, failed: 0, cancelled: 0 }));
+    const search = stats.agents.find((a: { agent: string }) => a.agent === 'search');
+    expect(search).toEqual(expect.objectContaining({ count: 4, errors: 0, error_rate: 0 }));
+    expect(search.p50_ms).toEqual(expect.any(Number));
+    expect(search.p99_ms).toBeGreaterThanOrEqual(search.p50_ms);
+  });
+});
