@@ -39,6 +39,7 @@ export async function startHub(bus: Bus, config: ChorusConfig, parentLog: Logger
         ackWaitMs: config.consumer.ackWaitMs,
         maxDeliver: config.consumer.maxDeliver,
         concurrency: 16,
+        resumeInOrder: true,
       },
       (notice, meta) => hub.onDroppedDuplicate(notice, meta.streamSeq),
       log,
@@ -46,7 +47,7 @@ export async function startHub(bus: Bus, config: ChorusConfig, parentLog: Logger
     await duplicates.start();
     const agent = await startAgent(HUB_AGENT, HubModule.register(hub), {
       bus,
-      consumer: { ...config.consumer, agent: HUB_AGENT, skipExpired: false, skipFinished: false },
+      consumer: { ...config.consumer, agent: HUB_AGENT, skipExpired: false, skipFinished: false, resumeInOrder: true },
       log,
     });
     active = {

@@ -170,12 +170,17 @@ export class HubService {
       if (!t || t.record === stored?.record) return t;
       await this.recordEvents(key, stored === null, t, context.eventId);
       for (const change of t.emits) await this.announce(t.record, change, log, context.cause);
+      let saved: LedgerEntry;
       try {
-        await this.ledger.save(t.record, stored?.revision ?? 0);
+        saved = await this.ledger.save(t.record, stored?.revision ?? 0);
       } catch (e) {
-        if (isRevisionConflict(e) && attempt < MAX_CONFLICT_RETRIES) continue;
+        if (isRevisionConflict(e) && attempt < MAX_CONFLICT_RETRIES) {
+          log.debug({ effect: t.effect, revision: stored?.revision ?? 0, attempt }, 'ledger write conflict; retrying');
+          continue;
+        }
         throw e;
       }
+      log.debug({ effect: t.effect, from: stored?.revision ?? 0, to: saved.revision, steps: t.record.steps.length }, 'ledger updated');
       if (isTerminalStatus(t.record.status)) this.deadlines.cancel(key);
       else this.deadlines.schedule(key, Date.parse(t.record.deadline));
       this.recent.upsert(toSummary(t.record));
@@ -209,7 +214,7 @@ export class HubService {
     const update = cause
       ? deriveEnvelope(cause, base)
       : createEnvelope({ ...base, correlationId: record.correlation_id, tenantId: record.tenant_id, deadline: record.deadline });
-    await this.bus.publish(update, { part: change.status });
+    await this.bus.publish(update, { part: change.status, reportDuplicate: false });
     log.info({ correlation_id: record.correlation_id, status: change.status, reason: change.reason }, `workflow ${change.status}`);
   }
 }

@@ -60,6 +60,8 @@ export interface ConsumerOptions {
   skipExpired: boolean;
   /** Skip envelopes of workflows this process saw finish (cancelled, failed, …). The hub does not. */
   skipFinished: boolean;
+  /** Take over a dead holder's in-flight envelopes first, in stream order (the single active hub). */
+  resumeInOrder?: boolean;
 }
 
 export function defaultConsumerOptions(agent: string): ConsumerOptions {

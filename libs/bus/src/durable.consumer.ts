@@ -12,6 +12,12 @@ export interface DurableConsumerSpec {
   maxDeliver: number;
   /** Messages processed at once by this process. */
   concurrency: number;
+  /**
+   * For a single active consumer taking over from one that died (the hub): messages the previous
+   * holder had in flight are delivered again at once and in stream order, before newer ones,
+   * instead of after their ack wait.
+   */
+  resumeInOrder?: boolean;
 }
 
 /** Creates the durable pull consumer, or brings its settings up to date. */
@@ -48,6 +54,36 @@ export async function ensureDurableConsumer(bus: Bus, spec: DurableConsumerSpec)
 }
 
 /**
+ * When the consumer has messages delivered but not acknowledged (its previous holder died), it is
+ * recreated to start right after its ack floor: the unacknowledged messages come first, in order.
+ * Messages above the floor that were acknowledged are delivered again too, and must be (and in
+ * Chorus are) handled idempotently.
+ */
+async function resumeFromAckFloor(bus: Bus, spec: DurableConsumerSpec, log: Logger): Promise<void> {
+  let info;
+  try {
+    info = await bus.jsm.consumers.info(spec.stream, spec.durable);
+  } catch (e) {
+    if (/not found/i.test(String((e as Error).message))) return;
+    throw e;
+  }
+  if (info.num_ack_pending === 0) return;
+  const from = info.ack_floor.stream_seq + 1;
+  log.warn({ consumer: spec.durable, unacknowledged: info.num_ack_pending, from_seq: from }, 'resuming in order from the ack floor');
+  await bus.jsm.consumers.delete(spec.stream, spec.durable);
+  await bus.jsm.consumers.add(spec.stream, {
+    durable_name: spec.durable,
+    filter_subject: spec.filter,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.StartSequence,
+    opt_start_seq: from,
+    ack_wait: nanos(spec.ackWaitMs),
+    max_deliver: spec.maxDeliver,
+    max_ack_pending: Math.max(1000, spec.concurrency * 4),
+  });
+}
+
+/**
  * A loop over a durable pull consumer that processes up to `concurrency` messages at once and
  * stops pulling while that many are in flight. Processing (ack, nak, term) is the caller's.
  */
@@ -71,6 +107,7 @@ export class DurableConsumer {
   }
 
   async start(): Promise<void> {
+    if (this.spec.resumeInOrder) await resumeFromAckFloor(this.bus, this.spec, this.log);
     await ensureDurableConsumer(this.bus, this.spec);
     const consumer = await this.bus.js.consumers.get(this.spec.stream, this.spec.durable);
     this.messages = await consumer.consume({ max_messages: Math.max(8, this.spec.concurrency) });

@@ -54,6 +54,7 @@ export class JetStreamConsumer {
         ackWaitMs: options.ackWaitMs,
         maxDeliver: options.maxDeliver,
         concurrency: options.concurrency,
+        resumeInOrder: options.resumeInOrder,
       },
       (m) => this.process(m),
       log,

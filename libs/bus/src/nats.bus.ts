@@ -28,6 +28,11 @@ import { ChorusHeaders } from './headers';
 export interface PublishOptions {
   /** Distinguishes several messages of one type from one agent in one workflow. */
   part?: string;
+  /**
+   * Report a publish the stream dropped as a duplicate to the hub (default true). The hub turns
+   * this off for its own status updates, which it re-publishes on purpose after a restart.
+   */
+  reportDuplicate?: boolean;
 }
 
 export interface PublishResult {
@@ -134,7 +139,7 @@ export class Bus {
     h.set(ChorusHeaders.Agent, envelope.agent);
     if (envelope.traceparent) h.set(ChorusHeaders.Traceparent, envelope.traceparent);
     const ack = await this.js.publish(subject, encoder.encode(JSON.stringify(envelope)), { msgID: key, headers: h });
-    if (ack.duplicate) await this.reportDuplicate(envelope, key, ack.seq);
+    if (ack.duplicate && options.reportDuplicate !== false) await this.reportDuplicate(envelope, key, ack.seq);
     return { seq: ack.seq, duplicate: ack.duplicate, idempotencyKey: key };
   }
 

@@ -1,0 +1,121 @@
+import { ChorusClient } from '@chorus/bus';
+import { isTerminalStatus, type Envelope, type WorkflowView } from '@chorus/envelope';
+import { waitFor } from '@chorus/testing';
+import { startResponder } from '../apps/responder/src';
+import { getJson, startChorusFixture, stopApp, type ChorusFixture } from './chorus.fixture';
+import { startApp, type AppProcess } from './processes';
+
+/** The hub as its own processes, killed with SIGKILL under load. */
+describe('hub failover', () => {
+  let f: ChorusFixture;
+  let client: ChorusClient;
+  const hubs: AppProcess[] = [];
+
+  beforeEach(async () => {
+    f = await startChorusFixture({}, {}, ['profiles', 'intent', 'planner', 'search', 'responder', 'ingress']);
+    client = new ChorusClient(f.chorus.bus, {
+      agent: 'test-client',
+      correlation: f.config.correlation,
+      defaultDeadlineMs: 15_000,
+      defaultTopK: 5,
+      requestTimeoutMs: 5000,
+      terminalGraceMs: 1000,
+    });
+  });
+  afterEach(async () => {
+    await Promise.all(hubs.splice(0).map((h) => h.stop('SIGKILL')));
+    await f?.stop();
+  });
+
+  function startHub(): AppProcess {
+    const hub = startApp('hub', { NATS_URL: f.nats.url, CHORUS_LOG_LEVEL: process.env.CHORUS_TEST_HUB_LOG_LEVEL ?? 'info', CHORUS_HUB_LEASE_MS: '1000' });
+    hubs.push(hub);
+    return hub;
+  }
+
+  async function submitAll(queries: string[], deadlineMs: number, concurrency: number, onProgress?: (done: number) => Promise<void> | void): Promise<string[]> {
+    const ids: string[] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < queries.length) {
+          const q = queries[next++];
+          ids.push((await client.submit({ query: q, tenant_id: 'default', deadline_ms: deadlineMs })).correlation_id);
+          await onProgress?.(ids.length);
+        }
+      }),
+    );
+    return ids;
+  }
+
+  async function terminal(ids: string[], timeoutMs = 30_000): Promise<WorkflowView[]> {
+    return waitFor(
+      async () => {
+        const views = await Promise.all(ids.map((id) => client.workflow(id, 'default')));
+        return views.every((v) => v && isTerminalStatus(v.status)) ? (views as WorkflowView[]) : undefined;
+      },
+      { timeoutMs, intervalMs: 200, what: `${ids.length} workflows terminal` },
+    );
+  }
+
+  async function announcedOnce(id: string): Promise<void> {
+    const envelopes = (await getJson(`${f.url}/v1/workflows/${id}/history`)).body.envelopes as Envelope[];
+    expect(envelopes.filter((e) => e.message_type === 'status_update' && e.agent === 'hub')).toHaveLength(1);
+  }
+
+  it('hub killed and restarted mid-load - answers for every workflow and still times out the ones that come due', async () => {
+    const h1 = startHub();
+    await h1.waitFor(/hub ready/);
+    let killed = false;
+    const batch = Array.from({ length: 30 }, (_, i) => `what does the hub keep, question ${i}`);
+    const first = await submitAll(batch, 15_000, 5, async (done) => {
+      if (done >= 12 && !killed) {
+        killed = true;
+        await h1.stop('SIGKILL');
+      }
+    });
+    expect(killed).toBe(true);
+    // While no hub runs, a second batch that cannot finish before its deadline (no responder).
+    await stopApp(f, 'responder');
+    const due = await submitAll(Array.from({ length: 10 }, (_, i) => `due question ${i}`), 1500, 5);
+    await new Promise((r) => setTimeout(r, 2000));
+    f.chorus.components.push(await startResponder(f.chorus.bus, f.config, f.log));
+
+    const h2 = startHub();
+    await h2.waitFor(/hub ready/);
+    const views = await terminal([...first, ...due]);
+    const status = new Map(views.map((v) => [v.correlation_id, v.status]));
+    for (const id of first) expect(status.get(id)).toBe('completed');
+    for (const id of due) expect(status.get(id)).toBe('timed_out');
+    for (const id of [...first.slice(0, 5), ...due.slice(0, 5)]) await announcedOnce(id);
+  });
+
+  it('two hub replicas under load - exact counts, also when the active one is killed', async () => {
+    const [a, b] = [startHub(), startHub()];
+    await Promise.all([a.waitFor(/hub ready/), b.waitFor(/hub ready/)]);
+    await waitFor(() => a.output().includes('lease acquired') || b.output().includes('lease acquired'), { what: 'an active hub' });
+    const active = a.output().includes('lease acquired') ? a : b;
+    const standby = active === a ? b : a;
+    expect(standby.output()).not.toMatch(/lease acquired/);
+
+    let killed = false;
+    const ids = await submitAll(Array.from({ length: 200 }, (_, i) => `how are workflows counted ${i}`), 20_000, 20, async (done) => {
+      if (done >= 100 && !killed) {
+        killed = true;
+        await active.stop('SIGKILL');
+      }
+    });
+    await standby.waitFor(/lease acquired/);
+    const views = await terminal(ids, 45_000);
+    expect(views.filter((v) => v.status !== 'completed').map((v) => ({ status: v.status, steps: v.steps.map((s) => `${s.message_type}:${s.attempt}`), errors: v.errors, deadline: v.deadline, started: v.started_at, finished: v.finished_at }))).toEqual([]);
+    const odd = views.filter((v) => v.steps.length !== 5 || v.duplicates_dropped !== 0).map((v) => ({ id: v.correlation_id, steps: v.steps.map((s) => `${s.message_type}:${s.attempt}`), dups: v.duplicates_dropped, late: v.late_envelopes }));
+    expect(odd).toEqual([]);
+    const stats = await waitFor(async () => {
+      const s = (await getJson(`${f.url}/v1/stats`)).body;
+      return s.totals?.completed === 200 ? s : undefined;
+    });
+    expect(stats.totals).toEqual(
+      expect.objectContaining({ created: 200, completed: 200, failed: 0, timed_out: 0, cancelled: 0, active: 0, duplicates_dropped: 0, late_envelopes: 0 }),
+    );
+  });
+});
