@@ -1,5 +1,5 @@
 import { runProcess, type Bus, type Component } from '@chorus/bus';
-import type { ChorusConfig } from '@chorus/config';
+import { ALL_APPS, type ChorusConfig } from '@chorus/config';
 import type { Logger } from '@chorus/observability';
 import { startHub } from '../../hub/src';
 import { startIngress, type IngressComponent } from '../../ingress/src';
@@ -9,9 +9,7 @@ import { startProfiles } from '../../profile/src';
 import { startResponder } from '../../responder/src';
 import { startSearch } from '../../search/src';
 
-/** The apps `npm start` runs, in start order. */
-export const CHORUS_APPS = ['profiles', 'hub', 'intent', 'planner', 'search', 'responder', 'ingress'] as const;
-export type ChorusApp = (typeof CHORUS_APPS)[number];
+export type ChorusApp = (typeof ALL_APPS)[number];
 
 export interface RunningChorus {
   bus: Bus;
@@ -42,7 +40,7 @@ export async function startChorus(
     { name: 'responder', start: (bus) => startResponder(bus, config, log) },
     { name: 'ingress', start: async (bus) => (ingress = await startIngress(bus, config, log)) },
   ];
-  const wanted = options.apps ?? CHORUS_APPS;
+  const wanted = options.apps ?? (config.apps as ChorusApp[]);
   const running = await runProcess(
     log,
     config.bus,

@@ -23,7 +23,7 @@ export async function startHub(bus: Bus, config: ChorusConfig, parentLog: Logger
   const ledger = await LedgerStore.open(bus, config.hub.bucket, config.hub.retentionMs, config.hub.cacheSize);
   const events = await CountedEvents.open(bus, { stream: LEDGER_EVENTS_STREAM, prefix: LEDGER_EVENTS_PREFIX, maxAgeMs: config.hub.totalsRetentionMs });
   const hub = new HubService(bus, ledger, events, log, { sweepIntervalMs: config.hub.sweepIntervalMs, recentCapacity: config.hub.recentCapacity });
-  const queries = new HubQueries(bus, hub, ledger, events, log);
+  const queries = new HubQueries(bus, hub, ledger, events, log, config.hub.retentionMs);
   const reads = queries.serveReads();
   const lease = await LeaderLease.open(bus, { bucket: 'chorus_leases', name: HUB_AGENT, ttlMs: config.hub.leaseMs }, log);
 

@@ -52,6 +52,8 @@ export class HubQueries {
     private readonly ledger: LedgerStore,
     private readonly events: CountedEvents,
     private readonly log: Logger,
+    /** Finished workflows older than this have left the ledger; the recent index forgets them too. */
+    private readonly retentionMs: number,
   ) {}
 
   serveReads(): Responder[] {
@@ -83,7 +85,9 @@ export class HubQueries {
   async list(raw: unknown): Promise<ListReply> {
     const request = parseListRequest(raw);
     const limit = Math.min(request.limit ?? 50, MAX_PAGE);
-    const matches = matcher(request);
+    const expiredBefore = Date.now() - this.retentionMs;
+    const inRequest = matcher(request);
+    const matches = (row: WorkflowSummary) => inRequest(row) && !(row.finished_at && Date.parse(row.finished_at) < expiredBefore);
     let rows = [...this.hub.recent.values()].filter(matches).sort(newestFirst);
     if (rows.length <= limit && !this.hub.recent.complete) {
       // The recent index cannot fill the page: read the whole ledger (slow, but complete).

@@ -1,5 +1,6 @@
 import { KeyValueStore, type Bus } from '@chorus/bus';
 import { ledgerKey, type WorkflowRecord } from '@chorus/correlation';
+import { isTerminalStatus } from '@chorus/envelope';
 
 export interface LedgerEntry {
   record: WorkflowRecord;
@@ -17,17 +18,20 @@ export class LedgerStore {
   private constructor(
     private readonly kv: KeyValueStore<WorkflowRecord>,
     private readonly cacheSize: number,
+    private readonly retentionMs: number,
   ) {}
 
   static async open(bus: Bus, bucket: string, retentionMs: number, cacheSize: number): Promise<LedgerStore> {
     const kv = await KeyValueStore.open<WorkflowRecord>(bus, bucket, { history: 1, ttlMs: retentionMs });
-    return new LedgerStore(kv, cacheSize);
+    return new LedgerStore(kv, cacheSize, retentionMs);
   }
 
   async load(tenantId: string, correlationId: string): Promise<LedgerEntry | null> {
     const key = ledgerKey(tenantId, correlationId);
     const cached = this.cache.get(key);
-    if (cached) {
+    // The bucket drops an entry `retentionMs` after its last write; the cache must not outlive it.
+    if (cached && Date.parse(cached.record.updated_at) + this.retentionMs <= Date.now()) this.cache.delete(key);
+    else if (cached) {
       this.cache.delete(key);
       this.cache.set(key, cached);
       return cached;
@@ -55,7 +59,9 @@ export class LedgerStore {
     try {
       const next = revision === 0 ? await this.kv.create(key, record) : await this.kv.update(key, record, revision);
       const entry = { record, revision: next };
-      this.remember(key, entry);
+      // Only workflows still running are worth keeping: a finished one is rarely touched again.
+      if (isTerminalStatus(record.status)) this.cache.delete(key);
+      else this.remember(key, entry);
       return entry;
     } catch (e) {
       this.cache.delete(key);

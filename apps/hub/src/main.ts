@@ -6,7 +6,10 @@ import { startHub } from './hub.app';
 async function main(): Promise<void> {
   const config = parseChorusConfig(process.env, process.cwd());
   const log = createRootLogger({ name: 'hub', level: config.logLevel });
-  await runStandalone(log, { ...config.bus, name: 'chorus-hub' }, { name: 'hub', start: (bus) => startHub(bus, config, log) });
+  await runStandalone(log, { ...config.bus, name: 'chorus-hub' }, { name: 'hub', start: (bus) => startHub(bus, config, log) }, {
+    // The hub records every envelope, finished workflows included: nothing to skip.
+    trackFinished: false,
+  });
 }
 
 main().catch((e) => {

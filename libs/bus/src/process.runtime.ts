@@ -24,9 +24,9 @@ export async function runProcess(
   log: Logger,
   busOptions: BusOptions,
   starters: Array<{ name: string; start: (bus: Bus) => Promise<Component> }>,
-  options: { exitOnSignal?: boolean; afterShutdown?: () => Promise<void> } = {},
+  options: { exitOnSignal?: boolean; afterShutdown?: () => Promise<void>; trackFinished?: boolean } = {},
 ): Promise<RunningProcess & { failed: Array<{ name: string; error: unknown }> }> {
-  const bus = await Bus.connect(busOptions, log, { trackFinished: true });
+  const bus = await Bus.connect(busOptions, log, { trackFinished: options.trackFinished ?? true });
   await bus.ensureTopology();
   const components: Component[] = [];
   const failed: Array<{ name: string; error: unknown }> = [];
@@ -73,8 +73,9 @@ export async function runStandalone(
   log: Logger,
   busOptions: BusOptions,
   starter: { name: string; start: (bus: Bus) => Promise<Component> },
+  options: { trackFinished?: boolean } = {},
 ): Promise<RunningProcess> {
-  const running = await runProcess(log, busOptions, [starter]);
+  const running = await runProcess(log, busOptions, [starter], options);
   if (running.failed.length > 0) {
     await running.shutdown('failed to start');
     throw running.failed[0].error;

@@ -21,6 +21,8 @@ export interface ChorusConfig {
   corpusPath: string | undefined;
   /** Profiles this deployment runs (and the planner may choose). */
   profiles: string[];
+  /** The apps `npm start` runs in its one process (all of them by default). */
+  apps: string[];
   search: { rrfK: number; rankWindow: number; profileTimeoutMs: number; responderReserveMs: number; documentChars: number };
   hub: {
     bucket: string;
@@ -35,6 +37,9 @@ export interface ChorusConfig {
     totalsRetentionMs: number;
   };
 }
+
+/** Every app of the all-in-one launcher, in start order. */
+export const ALL_APPS = ['profiles', 'hub', 'intent', 'planner', 'search', 'responder', 'ingress'] as const;
 
 const SECOND = 1000;
 const DAY = 24 * 60 * 60 * SECOND;
@@ -93,18 +98,19 @@ export function parseChorusConfig(env: Readonly<Record<string, string | undefine
     },
     corpusPath: corpus ? (isAbsolute(corpus) ? corpus : resolve(root, corpus)) : undefined,
     profiles: r.list('CHORUS_PROFILES', ['bm25', 'trigram'], PROFILE_NAME_PATTERN),
+    apps: r.list('CHORUS_APPS', [...ALL_APPS], new RegExp(`^(${ALL_APPS.join('|')})$`)),
     search: {
       rrfK: r.number('CHORUS_RRF_K', 60, 0, 10_000),
       rankWindow: r.int('CHORUS_RANK_WINDOW', 100, 1, 10_000),
       profileTimeoutMs: r.int('CHORUS_PROFILE_TIMEOUT_MS', 3 * SECOND, 10, 10 * 60 * SECOND),
       responderReserveMs: r.int('CHORUS_RESPONDER_RESERVE_MS', 300, 0, 60 * SECOND),
-      documentChars: r.int('CHORUS_DOCUMENT_CHARS', 4000, 100, 100_000),
+      documentChars: r.int('CHORUS_DOCUMENT_CHARS', 2000, 100, 100_000),
     },
     hub: {
       bucket: r.string('CHORUS_LEDGER_BUCKET', 'chorus_workflows'),
       retentionMs: r.int('CHORUS_HUB_RETENTION_MS', DAY, SECOND, 365 * DAY),
       sweepIntervalMs: r.int('CHORUS_HUB_SWEEP_MS', 100, 10, 60 * SECOND),
-      cacheSize: r.int('CHORUS_HUB_CACHE_SIZE', 10_000, 10, 10_000_000),
+      cacheSize: r.int('CHORUS_HUB_CACHE_SIZE', 2_000, 10, 10_000_000),
       leaseMs: r.int('CHORUS_HUB_LEASE_MS', 3 * SECOND, 300, 60 * SECOND),
       recentCapacity: r.int('CHORUS_HUB_RECENT', 10_000, 10, 1_000_000),
       totalsRetentionMs: r.int('CHORUS_HUB_TOTALS_RETENTION_MS', 30 * DAY, 60 * SECOND, 3650 * DAY),
