@@ -9,6 +9,7 @@ export function startPlanner(bus: Bus, config: ChorusConfig, log: Logger): Promi
     profiles: config.profiles,
     rrfK: config.search.rrfK,
     rankWindow: config.search.rankWindow,
+    rrfWeights: config.search.rrfWeights,
     responderReserveMs: config.search.responderReserveMs,
   });
   return startAgent(PLANNER_AGENT, module, {

@@ -10,6 +10,8 @@ export interface PlannerOptions {
   profiles: readonly string[];
   rrfK: number;
   rankWindow: number;
+  /** Per-profile RRF weights (absent: 1). */
+  rrfWeights?: Readonly<Record<string, number>>;
   /** Time left for the responder after the search step's deadline. */
   responderReserveMs: number;
 }
@@ -63,7 +65,11 @@ export function planExecution(
     profiles,
     alternatives,
     top_k: topK,
-    fusion: { k: options.rrfK, rank_window: Math.max(options.rankWindow, topK) },
+    fusion: {
+      k: options.rrfK,
+      rank_window: Math.max(options.rankWindow, topK),
+      ...(options.rrfWeights && Object.keys(options.rrfWeights).length > 0 ? { weights: { ...options.rrfWeights } } : {}),
+    },
     search_deadline: new Date(workflowDeadline.getTime() - reserve).toISOString(),
     require_all: classification.request.require_all,
     explanation: explain(route, profiles, classification),

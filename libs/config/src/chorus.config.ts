@@ -23,7 +23,15 @@ export interface ChorusConfig {
   profiles: string[];
   /** The apps `npm start` runs in its one process (all of them by default). */
   apps: string[];
-  search: { rrfK: number; rankWindow: number; profileTimeoutMs: number; responderReserveMs: number; documentChars: number };
+  search: {
+    rrfK: number;
+    rankWindow: number;
+    /** Per-profile RRF weights; a profile not listed weighs 1. */
+    rrfWeights: Record<string, number>;
+    profileTimeoutMs: number;
+    responderReserveMs: number;
+    documentChars: number;
+  };
   hub: {
     bucket: string;
     retentionMs: number;
@@ -102,6 +110,7 @@ export function parseChorusConfig(env: Readonly<Record<string, string | undefine
     search: {
       rrfK: r.number('CHORUS_RRF_K', 60, 0, 10_000),
       rankWindow: r.int('CHORUS_RANK_WINDOW', 100, 1, 10_000),
+      rrfWeights: r.weights('CHORUS_RRF_WEIGHTS', PROFILE_NAME_PATTERN),
       profileTimeoutMs: r.int('CHORUS_PROFILE_TIMEOUT_MS', 3 * SECOND, 10, 10 * 60 * SECOND),
       responderReserveMs: r.int('CHORUS_RESPONDER_RESERVE_MS', 300, 0, 60 * SECOND),
       documentChars: r.int('CHORUS_DOCUMENT_CHARS', 2000, 100, 100_000),
