@@ -35,10 +35,10 @@ describe('planExecution', () => {
     expect(plan.alternatives).toEqual([]);
   });
 
-  it('planExecution - keeps a named profile the deployment does not list, and says so', () => {
-    const plan = planExecution(classification({ explicit_profiles: ['wordvec'] }), options, deadline, now);
+  it('planExecution - keeps a named profile that does not run, and says so', () => {
+    const plan = planExecution(classification({ explicit_profiles: ['wordvec'] }), options, deadline, now, ['bm25', 'trigram']);
     expect(plan.route).toBe('DIRECT');
-    expect(plan.profiles[0]).toEqual(expect.objectContaining({ name: 'wordvec', reason: expect.stringMatching(/not in this deployment/) }));
+    expect(plan.profiles[0]).toEqual(expect.objectContaining({ name: 'wordvec', reason: expect.stringMatching(/no instance is running/) }));
   });
 
   it('planExecution - COMPLEX chooses every profile that reaches the threshold, with confidence and reasons', () => {
@@ -82,5 +82,21 @@ describe('planExecution', () => {
     expect(plan.top_k).toBe(150);
     expect(plan.fusion).toEqual({ k: 60, rank_window: 150 });
     expect(plan.require_all).toBe(true);
+  });
+
+  it('planExecution - COMPLEX plans the profiles that run now, and lists a configured one with no instance as an alternative', () => {
+    const plan = planExecution(classification(), options, deadline, now, ['bm25']);
+    expect(plan.profiles.map((p) => p.name)).toEqual(['bm25']);
+    expect(plan.alternatives).toContainEqual(expect.objectContaining({ name: 'trigram', reason: 'no instance is running' }));
+  });
+
+  it('planExecution - COMPLEX uses a profile that started after the planner, though not configured', () => {
+    const plan = planExecution(classification(), options, deadline, now, ['bm25', 'trigram', 'extra']);
+    expect(plan.profiles.map((p) => p.name)).toEqual(['bm25', 'trigram', 'extra']);
+  });
+
+  it('planExecution - with nothing running, plans the configured profiles so the search step reports them missing', () => {
+    const plan = planExecution(classification(), options, deadline, now, []);
+    expect(plan.profiles.map((p) => p.name)).toEqual(['bm25', 'trigram']);
   });
 });

@@ -6,7 +6,7 @@ import type {
 } from '@chorus/envelope';
 
 export interface PlannerOptions {
-  /** Profiles this deployment runs, in preference order. */
+  /** Profiles this deployment is configured with, in preference order. */
   profiles: readonly string[];
   rrfK: number;
   rankWindow: number;
@@ -29,7 +29,10 @@ export function planExecution(
   options: PlannerOptions,
   workflowDeadline: Date,
   now: Date,
+  /** Profiles with a running instance, from discovery; null when unknown (then the configured ones). */
+  available: readonly string[] | null = null,
 ): ExecutionPlanPayload {
+  const running = (name: string) => available === null || available.includes(name);
   const explicit = classification.explicit_profiles;
   let route: Route;
   let profiles: PlannedProfile[];
@@ -39,20 +42,31 @@ export function planExecution(
     profiles = explicit.map((name) => ({
       name,
       confidence: 1,
-      reason: options.profiles.includes(name) ? 'named by the caller' : 'named by the caller; not in this deployment\'s profile list',
+      reason: running(name) ? 'named by the caller' : 'named by the caller; no instance is running',
     }));
-    alternatives = options.profiles
+    alternatives = unique([...options.profiles, ...(available ?? [])])
       .filter((p) => !explicit.includes(p))
       .map((name) => ({ name, confidence: 0, reason: 'not named by the caller' }));
   } else {
     route = 'COMPLEX';
-    const scored = options.profiles.map((name) => scoreProfile(name, classification));
+    // Choose among the profiles that run now (one started after this planner included); a
+    // configured profile with no instance is an alternative, not a lens the workflow would lose.
+    const candidates = available === null ? [...options.profiles] : unique([...options.profiles.filter(running), ...available]);
+    const scored = candidates.map((name) => scoreProfile(name, classification));
     profiles = scored.filter((p) => p.confidence >= SELECTION_THRESHOLD);
-    alternatives = scored.filter((p) => p.confidence < SELECTION_THRESHOLD);
+    alternatives = [
+      ...scored.filter((p) => p.confidence < SELECTION_THRESHOLD),
+      ...options.profiles.filter((p) => !running(p)).map((name) => ({ name, confidence: 0, reason: 'no instance is running' })),
+    ];
     if (profiles.length === 0 && scored.length > 0) {
       const best = [...scored].sort((a, b) => b.confidence - a.confidence)[0];
       profiles = [best];
-      alternatives = scored.filter((p) => p !== best);
+      alternatives = alternatives.filter((p) => p !== best);
+    }
+    if (profiles.length === 0) {
+      // Nothing runs: plan the configured profiles, so the search step reports them unavailable.
+      profiles = options.profiles.map((name) => ({ name, confidence: 0, reason: 'configured; no instance is running' }));
+      alternatives = [];
     }
   }
   const remaining = workflowDeadline.getTime() - now.getTime();
@@ -136,6 +150,10 @@ function explain(route: Route, profiles: PlannedProfile[], c: ClassificationResu
   if (route === 'DIRECT') return `The caller named one profile (${names}); it is queried alone.`;
   if (route === 'PARALLEL') return `The caller named ${profiles.length} profiles (${names}); they are queried in parallel and fused with RRF.`;
   return `A ${c.complexity} ${c.modality.replace('_', ' ')} ${c.intent.replace('_', '-')} query: querying ${names} in parallel and fusing with RRF.`;
+}
+
+function unique(names: string[]): string[] {
+  return [...new Set(names)];
 }
 
 function round(n: number): number {

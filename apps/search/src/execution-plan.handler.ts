@@ -10,7 +10,7 @@ import {
   type FusedResult,
   type ProfileDocument,
 } from '@chorus/envelope';
-import { OnEnvelope, ProfileClient, type HandlerContext } from '@chorus/bus';
+import { OnEnvelope, ProfileClient, ProfileRegistry, type HandlerContext } from '@chorus/bus';
 import { fuseRrf } from '@chorus/fusion';
 import { fanOut } from './profile.fanout';
 
@@ -28,6 +28,7 @@ export interface SearchOptions {
 export class ExecutionPlanHandler {
   constructor(
     private readonly profiles: ProfileClient,
+    private readonly registry: ProfileRegistry,
     @Inject(SEARCH_OPTIONS) private readonly options: SearchOptions,
   ) {}
 
@@ -46,6 +47,7 @@ export class ExecutionPlanHandler {
       profileTimeoutMs: this.options.profileTimeoutMs,
       signal: ctx.signal,
     });
+    for (const d of degraded) if (d.reason === 'unavailable') this.registry.markUnavailable(d.profile);
     if (degraded.length > 0) ctx.log.warn({ degraded }, 'searched without every lens');
     if (plan.require_all && degraded.length > 0) {
       const missing = degraded.map((d) => `${d.profile} (${d.reason})`).join(', ');

@@ -1,15 +1,16 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { ProfileClient, type Bus } from '@chorus/bus';
+import { ProfileClient, ProfileRegistry, type Bus } from '@chorus/bus';
 import { ExecutionPlanHandler, SEARCH_OPTIONS, type SearchOptions } from './execution-plan.handler';
 
 @Module({})
 export class SearchModule {
-  static register(bus: Bus, options: SearchOptions): DynamicModule {
+  static register(bus: Bus, registry: ProfileRegistry, options: SearchOptions): DynamicModule {
     return {
       module: SearchModule,
       controllers: [ExecutionPlanHandler],
       providers: [
         { provide: ProfileClient, useValue: new ProfileClient(bus) },
+        { provide: ProfileRegistry, useValue: registry },
         { provide: SEARCH_OPTIONS, useValue: options },
       ],
     };

@@ -14,6 +14,16 @@ export { KeyValueStore, isRevisionConflict, type KeyValueStoreOptions, type Stor
 export { Bus, type PublishOptions, type PublishResult } from './nats.bus';
 export { NatsServerProcess, findNatsServerBinary, isPortOpen, type NatsServerOptions } from './nats-server.process';
 export { ProfileClient, startProfileService, type ProfileServiceDefinition } from './profile.service';
+export {
+  PROFILE_ANNOUNCE_SUBJECT,
+  PROFILE_METADATA_KEY,
+  ProfileRegistry,
+  defaultProfileRegistryOptions,
+  type ProfileAnnouncement,
+  type ProfileEntry,
+  type ProfileInstance,
+  type ProfileRegistryOptions,
+} from './profile.registry';
 export { requestReply, serveRequests, type Reply, type Responder } from './request-reply';
 export { runProcess, runStandalone, type Component, type RunningProcess } from './process.runtime';
 export { readWorkflowHistory, type HistoryEntry } from './workflow.history';

@@ -9,6 +9,7 @@ import {
 import type { Logger } from '@chorus/observability';
 import type { Bus } from './nats.bus';
 import { RemoteError } from './bus.errors';
+import { PROFILE_ANNOUNCE_SUBJECT, PROFILE_METADATA_KEY, type ProfileAnnouncement } from './profile.registry';
 import { toRequestError } from './request-reply';
 
 export interface ProfileServiceDefinition {
@@ -37,7 +38,7 @@ export async function startProfileService(bus: Bus, def: ProfileServiceDefinitio
     name: def.name,
     version: def.version,
     description: def.description,
-    metadata: def.metadata,
+    metadata: { ...def.metadata, [PROFILE_METADATA_KEY]: 'true' },
     queue: PROFILE_QUEUE,
   });
   const endpoint = <Req>(name: 'search' | 'documents', handle: (req: Req) => unknown) => {
@@ -63,6 +64,8 @@ export async function startProfileService(bus: Bus, def: ProfileServiceDefinitio
   };
   endpoint<ProfileSearchRequest>('search', (r) => def.search(r));
   endpoint<ProfileDocumentsRequest>('documents', (r) => def.documents(r));
+  const announcement: ProfileAnnouncement = { name: def.name, id: service.info().id, version: def.version, description: def.description };
+  bus.nc.publish(PROFILE_ANNOUNCE_SUBJECT, encoder.encode(JSON.stringify(announcement)));
   return {
     stop: async () => {
       await service.stop();

@@ -1,0 +1,157 @@
+import { Svcm, type ServiceClient, type ServiceInfo, type ServiceStats } from '@nats-io/services';
+import type { Logger } from '@chorus/observability';
+import type { Bus } from './nats.bus';
+
+/** Metadata every Chorus profile service carries, so discovery ignores other NATS services. */
+export const PROFILE_METADATA_KEY = 'chorus_profile';
+/** Profiles announce themselves here when they start, so a registry learns of them at once. */
+export const PROFILE_ANNOUNCE_SUBJECT = 'chorus.profile.announce';
+
+export interface ProfileInstance {
+  id: string;
+  version: string;
+}
+
+export interface ProfileEntry {
+  name: string;
+  description: string;
+  metadata: Record<string, string>;
+  instances: ProfileInstance[];
+}
+
+/** What a profile service publishes on `chorus.profile.announce` when it starts. */
+export interface ProfileAnnouncement {
+  name: string;
+  id: string;
+  version?: string;
+  description?: string;
+}
+
+export interface ProfileRegistryOptions {
+  /** How often the registry asks every service for its info. */
+  refreshMs: number;
+  /** How long one refresh collects replies. */
+  collectMs: number;
+}
+
+export function defaultProfileRegistryOptions(): ProfileRegistryOptions {
+  return { refreshMs: 1000, collectMs: 200 };
+}
+
+/**
+ * The profiles that exist and how many instances answer, from `$SRV.INFO`, reconciled continuously:
+ * a profile that starts is known at once (it announces itself), one that dies drops out at the next
+ * refresh, or as soon as a request to it finds no responders. Built fully (one refresh) before use.
+ */
+export class ProfileRegistry {
+  private entries = new Map<string, ProfileEntry>();
+  private timer?: NodeJS.Timeout;
+  private refreshing?: Promise<void>;
+  private readonly client: ServiceClient;
+  private closed = false;
+
+  private constructor(
+    private readonly bus: Bus,
+    private readonly options: ProfileRegistryOptions,
+    private readonly log: Logger,
+  ) {
+    // Stop collecting once replies stall: services on one network answer within milliseconds.
+    this.client = new Svcm(bus.nc).client({ strategy: 'stall', stall: 30, maxWait: options.collectMs });
+  }
+
+  static async start(bus: Bus, options: ProfileRegistryOptions, log: Logger): Promise<ProfileRegistry> {
+    const registry = new ProfileRegistry(bus, options, log);
+    await registry.refresh();
+    const announcements = bus.nc.subscribe(PROFILE_ANNOUNCE_SUBJECT, {
+      callback: (_e, m) => {
+        try {
+          registry.announce(m.json<ProfileAnnouncement>());
+        } catch {
+          // Not an announcement we understand; the next refresh sees the service anyway.
+        }
+        void registry.refresh();
+      },
+    });
+    const loop = () => {
+      registry.timer = setTimeout(() => {
+        void registry.refresh().finally(() => !registry.closed && loop());
+      }, options.refreshMs);
+      registry.timer.unref();
+    };
+    loop();
+    registry.closeSubscription = () => announcements.unsubscribe();
+    return registry;
+  }
+
+  private closeSubscription: () => void = () => undefined;
+
+  /** Names of the profiles with at least one instance, sorted. */
+  available(): string[] {
+    return [...this.entries.keys()].sort();
+  }
+
+  has(name: string): boolean {
+    return this.entries.has(name);
+  }
+
+  get(name: string): ProfileEntry | undefined {
+    return this.entries.get(name);
+  }
+
+  snapshot(): ProfileEntry[] {
+    return this.available().map((n) => this.entries.get(n)!);
+  }
+
+  /** A profile that just started: usable by the next plan, before the next refresh confirms it. */
+  private announce(a: ProfileAnnouncement): void {
+    if (typeof a?.name !== 'string' || typeof a.id !== 'string') return;
+    const entry = this.entries.get(a.name) ?? { name: a.name, description: a.description ?? '', metadata: {}, instances: [] };
+    if (!entry.instances.some((i) => i.id === a.id)) entry.instances.push({ id: a.id, version: a.version ?? '' });
+    this.entries.set(a.name, entry);
+  }
+
+  /** A request found nobody serving the profile: forget it until it shows up again. */
+  markUnavailable(name: string): void {
+    if (this.entries.delete(name)) this.log.warn({ profile: name }, 'profile has no responders; removed from the registry');
+  }
+
+  /** Live request statistics of every instance of every profile (`$SRV.STATS`). */
+  async stats(): Promise<ServiceStats[]> {
+    const out: ServiceStats[] = [];
+    for await (const s of await this.client.stats()) {
+      if (this.entries.has(s.name)) out.push(s);
+    }
+    return out;
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.closeSubscription();
+  }
+
+  /** One round of `$SRV.INFO`; concurrent calls share it. */
+  refresh(): Promise<void> {
+    this.refreshing ??= this.collect().finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  private async collect(): Promise<void> {
+    const found = new Map<string, ProfileEntry>();
+    try {
+      for await (const info of (await this.client.info()) as AsyncIterable<ServiceInfo>) {
+        if (info.metadata?.[PROFILE_METADATA_KEY] !== 'true') continue;
+        const entry = found.get(info.name) ?? { name: info.name, description: info.description, metadata: info.metadata ?? {}, instances: [] };
+        entry.instances.push({ id: info.id, version: info.version });
+        found.set(info.name, entry);
+      }
+    } catch (e) {
+      if (!this.closed) this.log.warn({ err: e }, 'profile discovery failed; keeping the last view');
+      return;
+    }
+    const before = this.available().join(',');
+    this.entries = found;
+    const after = this.available().join(',');
+    if (before !== after) this.log.info({ profiles: this.snapshot().map((e) => `${e.name}×${e.instances.length}`) }, 'profiles changed');
+  }
+}

@@ -1,0 +1,83 @@
+import { startProfileService, type Component } from '@chorus/bus';
+import type { WorkflowView } from '@chorus/envelope';
+import { waitFor } from '@chorus/testing';
+import { startProfiles } from '../apps/profile/src';
+import { postJson, startChorusFixture, type ChorusFixture } from './chorus.fixture';
+
+describe('search fan-out and profile discovery', () => {
+  let f: ChorusFixture;
+  let hanging: { stop(): Promise<void> } | undefined;
+
+  beforeAll(async () => {
+    f = await startChorusFixture({ CHORUS_PROFILES: 'bm25' });
+    // A profile that accepts requests and never answers: the failure mode a deadline must bound.
+    hanging = await startProfileService(
+      f.chorus.bus,
+      {
+        name: 'stuck',
+        version: '0.0.1',
+        description: 'a profile whose backend hangs',
+        metadata: {},
+        search: () => new Promise(() => undefined),
+        documents: () => new Promise(() => undefined),
+      },
+      f.log,
+    );
+  });
+  afterAll(async () => {
+    await hanging?.stop();
+    await f?.stop();
+  });
+
+  const ask = async (body: object): Promise<WorkflowView> => (await postJson(`${f.url}/v1/queries?wait=true`, body)).body;
+
+  it('search - a hanging profile costs its lens only: completed, degraded names it, within the deadline', async () => {
+    const started = Date.now();
+    const view = await ask({ query: 'how does the hub count duplicates', profiles: ['bm25', 'stuck'], deadline_ms: 2000 });
+    expect(view.status).toBe('completed');
+    expect(view.degraded).toBe(true);
+    expect(view.degradations).toEqual([expect.objectContaining({ profile: 'stuck', reason: 'timeout' })]);
+    expect(view.result?.provenance.profiles_used).toEqual(['bm25']);
+    expect(Date.parse(view.finished_at!)).toBeLessThanOrEqual(Date.parse(view.deadline));
+    expect(Date.now() - started).toBeLessThan(2500);
+  });
+
+  it('search - require_all turns a hanging profile into a failed workflow naming it', async () => {
+    const view = await ask({ query: 'how does the hub count duplicates', profiles: ['bm25', 'stuck'], deadline_ms: 2000, require_all: true });
+    expect(view.status).toBe('failed');
+    expect(view.errors[0]).toEqual(expect.objectContaining({ agent: 'search', error_type: 'PROFILE_MISSING' }));
+    expect(view.errors[0].error_message).toMatch(/stuck \(timeout\)/);
+  });
+
+  it('search - a profile started after the workers is used on the next query; one that died is no longer waited for', async () => {
+    await hanging!.stop();
+    hanging = undefined;
+    const before = await waitFor(
+      async () => {
+        const v = await ask({ query: 'reciprocal rank fusion', deadline_ms: 5000 });
+        return v.degraded ? undefined : v;
+      },
+      { what: 'discovery to forget the stopped profile' },
+    );
+    expect(before.result?.provenance.profiles_used).toEqual(['bm25']);
+
+    const trigram: Component = await startProfiles(f.chorus.bus, f.config, f.log, ['trigram']);
+    const after = await ask({ query: 'reciprocal rank fusion', deadline_ms: 5000 });
+    expect(after.status).toBe('completed');
+    expect(after.degraded).toBe(false);
+    expect(after.result?.provenance.profiles_used.sort()).toEqual(['bm25', 'trigram']);
+
+    await trigram.close();
+    // Once discovery has noticed, nothing waits for the dead profiles: not degraded, fast.
+    const settled = await waitFor(
+      async () => {
+        const v = await ask({ query: 'reciprocal rank fusion', deadline_ms: 5000 });
+        return v.status === 'completed' && !v.degraded ? v : undefined;
+      },
+      { timeoutMs: 5000, intervalMs: 200, what: 'a plan without the dead profiles' },
+    );
+    expect(settled.result?.provenance.profiles_used).toEqual(['bm25']);
+    const took = Date.parse(settled.finished_at!) - Date.parse(settled.started_at);
+    expect(took).toBeLessThan(1000);
+  });
+});
