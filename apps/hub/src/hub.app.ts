@@ -1,4 +1,4 @@
-import { CountedEvents, createJsonConsumer, LeaderLease, startAgent, type Bus, type Component, type Responder } from '@chorus/bus';
+import { CountedEvents, createJsonConsumer, LeaderLease, registerAgentService, startAgent, type Bus, type Component, type Responder } from '@chorus/bus';
 import type { ChorusConfig } from '@chorus/config';
 import { HUB_AGENT } from '@chorus/correlation';
 import { DUPLICATE_PREFIX, type DuplicateNotice } from '@chorus/envelope';
@@ -49,6 +49,7 @@ export async function startHub(bus: Bus, config: ChorusConfig, parentLog: Logger
       bus,
       consumer: { ...config.consumer, agent: HUB_AGENT, skipExpired: false, skipFinished: false, resumeInOrder: true },
       log,
+      register: false,
     });
     active = {
       components: [agent, { name: 'hub-duplicates', close: () => duplicates.stop() }],
@@ -65,9 +66,12 @@ export async function startHub(bus: Bus, config: ChorusConfig, parentLog: Logger
     hub.deactivate();
   };
   await lease.start(becomeActive, becomeStandby);
+  // Every replica, active or standby, is an instance of the hub for discovery.
+  const service = await registerAgentService(bus, HUB_AGENT, { consumers: 'hub_all,hub_duplicates' }, log);
   return {
     name: HUB_AGENT,
     close: async () => {
+      await service.stop();
       await lease.stop(becomeStandby);
       await Promise.all(reads.map((r) => r.stop()));
     },

@@ -66,7 +66,7 @@ export class HubQueries {
   serveActive(): Responder[] {
     return [
       serveRequests(this.bus, HubSubjects.List, HUB_QUEUE, this.log, (r) => this.list(r)),
-      serveRequests(this.bus, HubSubjects.Stats, HUB_QUEUE, this.log, () => this.stats()),
+      serveRequests(this.bus, HubSubjects.Stats, HUB_QUEUE, this.log, (r) => this.stats(r)),
     ];
   }
 
@@ -103,8 +103,13 @@ export class HubQueries {
     return { workflows: page, next_cursor: rows.length > limit && last ? encodeCursor(last) : null };
   }
 
-  async stats(): Promise<HubStats> {
-    const [{ counts, since }, dlq] = await Promise.all([this.events.counts(), this.bus.jsm.streams.info(this.bus.options.deadLetterStream)]);
+  /** Totals of one tenant (`{tenant_id}`) or of all; per-agent statistics are the deployment's. */
+  async stats(raw?: unknown): Promise<HubStats> {
+    const tenant = (raw as { tenant_id?: unknown } | undefined)?.tenant_id;
+    if (tenant !== undefined && (typeof tenant !== 'string' || !TENANT_ID_PATTERN.test(tenant))) {
+      throw new BadHubRequestError('tenant_id is not a valid tenant id');
+    }
+    const [{ counts, since }, deadLetters] = await Promise.all([this.events.counts(tenant), this.deadLetters(tenant)]);
     const n = (k: (typeof LEDGER_EVENTS)[number]) => counts[k] ?? 0;
     const finished = n('completed') + n('failed') + n('timed_out') + n('cancelled');
     return {
@@ -117,12 +122,18 @@ export class HubQueries {
         cancelled: n('cancelled'),
         duplicates_dropped: n('duplicate'),
         late_envelopes: n('late'),
-        dead_letters: dlq.state.messages,
+        dead_letters: deadLetters,
       },
       totals_since: since,
       agents: this.hub.agentStats.snapshot(),
       window_ms: this.hub.agentStats.windowMs,
     };
+  }
+
+  private async deadLetters(tenant?: string): Promise<number> {
+    const info = await this.bus.jsm.streams.info(this.bus.options.deadLetterStream, tenant ? { subjects_filter: `chorus.dlq.${tenant}.*` } : undefined);
+    if (!tenant) return info.state.messages;
+    return Object.values(info.state.subjects ?? {}).reduce((a, b) => a + b, 0);
   }
 
   private async record(raw: unknown) {

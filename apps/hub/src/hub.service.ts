@@ -193,11 +193,12 @@ export class HubService {
   }
 
   private async recordEvents(key: string, created: boolean, t: Transition, eventId: string): Promise<void> {
+    const tenant = t.record.tenant_id;
     const events: Array<Promise<void>> = [];
-    if (created) events.push(this.events.record('created', `${key}.created`));
-    for (const change of t.emits) events.push(this.events.record(change.status, `${key}.${change.status}`));
-    if (t.effect === 'duplicate') events.push(this.events.record('duplicate', `${key}.duplicate.${eventId}`));
-    if (t.effect === 'late') events.push(this.events.record('late', `${key}.late.${eventId}`));
+    if (created) events.push(this.events.record('created', tenant, `${key}.created`));
+    for (const change of t.emits) events.push(this.events.record(change.status, tenant, `${key}.${change.status}`));
+    if (t.effect === 'duplicate') events.push(this.events.record('duplicate', tenant, `${key}.duplicate.${eventId}`));
+    if (t.effect === 'late') events.push(this.events.record('late', tenant, `${key}.late.${eventId}`));
     await Promise.all(events);
   }
 

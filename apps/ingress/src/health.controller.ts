@@ -1,8 +1,10 @@
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { Bus } from '@chorus/bus';
 import { errorBody } from './http.errors';
+import { Public } from './tenant.guard';
 
 /** Liveness and readiness for orchestrators and load balancers. */
+@Public()
 @Controller()
 export class HealthController {
   constructor(private readonly bus: Bus) {}

@@ -4,7 +4,6 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { pinoHttp } from 'pino-http';
 import { ChorusClient, type Bus, type Component } from '@chorus/bus';
 import type { ChorusConfig } from '@chorus/config';
-import { DEFAULT_TENANT } from '@chorus/envelope';
 import { PinoNestLogger, type Logger } from '@chorus/observability';
 import { bodyParserErrors, requireJson, requireObjectBody } from './body.middleware';
 import { HttpErrorFilter, toInvalidRequest } from './http.errors';
@@ -29,7 +28,7 @@ export async function startIngress(bus: Bus, config: ChorusConfig, parentLog: Lo
     terminalGraceMs: config.workflow.terminalGraceMs,
   });
   const app = await NestFactory.create<NestExpressApplication>(
-    IngressModule.register(bus, client, { defaultTenant: DEFAULT_TENANT, maxDeadlineMs: config.workflow.maxDeadlineMs }),
+    IngressModule.register(bus, client, { maxDeadlineMs: config.workflow.maxDeadlineMs, apiKeys: config.http.apiKeys }),
     { bodyParser: false, logger: new PinoNestLogger(log) },
   );
   app.use(

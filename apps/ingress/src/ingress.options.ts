@@ -1,7 +1,8 @@
 /** What the HTTP layer needs to know besides the client. */
 export interface IngressOptions {
-  defaultTenant: string;
   maxDeadlineMs: number;
+  /** API key → tenant; empty for development mode. */
+  apiKeys: Readonly<Record<string, string>>;
 }
 
 export const INGRESS_OPTIONS = Symbol('INGRESS_OPTIONS');

@@ -1,10 +1,11 @@
-import { Body, Controller, HttpCode, Inject, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Inject, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ChorusClient } from '@chorus/bus';
 import { isTerminalStatus, type WorkflowView } from '@chorus/envelope';
 import { errorBody, InvalidRequestException } from './http.errors';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
 import { SubmitQueryDto } from './submit-query.dto';
+import { Tenant, scopedTenant, type TenantScope } from './tenant.guard';
 
 export interface Accepted {
   correlation_id: string;
@@ -20,23 +21,32 @@ export class QueriesController {
 
   /**
    * Starts a workflow. 202 with its correlation id; with `?wait=true`, 200 with the finished
-   * workflow (504 with its current state if it has not finished by its deadline).
+   * workflow (504 with its current state if it has not finished by its deadline). With an
+   * `Idempotency-Key`, the same key returns the same workflow: 200, and nothing new starts.
    */
   @Post()
   @HttpCode(202)
   async submit(
     @Body() body: SubmitQueryDto,
     @Query('wait') wait: string | undefined,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Tenant() scope: TenantScope,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<Accepted | WorkflowView | ReturnType<typeof errorBody>> {
     const waitForResult = parseWait(wait);
+    if (idempotencyKey !== undefined && !/^[\x21-\x7e]{1,256}$/.test(idempotencyKey)) {
+      throw new InvalidRequestException(
+        [{ field: 'Idempotency-Key', messages: ['Idempotency-Key must be 1 to 256 printable ASCII characters, no spaces'] }],
+        'invalid headers',
+      );
+    }
     if (body.deadline_ms !== undefined && body.deadline_ms > this.options.maxDeadlineMs) {
       throw new InvalidRequestException([
         { field: 'deadline_ms', messages: [`deadline_ms must not be greater than ${this.options.maxDeadlineMs}`] },
       ]);
     }
-    const request = { ...body, tenant_id: body.tenant_id ?? this.options.defaultTenant };
+    const request = { ...body, tenant_id: scopedTenant(scope, body.tenant_id) };
     const traceparent = req.header('traceparent');
     const onSubmitted = (s: { correlation_id: string }) => {
       res.locals.correlation_id = s.correlation_id;
@@ -44,11 +54,12 @@ export class QueriesController {
     };
     const statusUrl = (id: string) => `/v1/workflows/${id}`;
     if (!waitForResult) {
-      const s = await this.client.submit(request, { traceparent, onSubmitted });
+      const s = await this.client.submit(request, { traceparent, onSubmitted, idempotencyKey });
       res.setHeader('Location', statusUrl(s.correlation_id));
+      if (idempotencyKey && s.duplicate) res.status(200);
       return { correlation_id: s.correlation_id, status_url: statusUrl(s.correlation_id) };
     }
-    const { submitted, workflow } = await this.client.submitAndWait(request, { traceparent, onSubmitted });
+    const { submitted, workflow } = await this.client.submitAndWait(request, { traceparent, onSubmitted, idempotencyKey });
     res.setHeader('Location', statusUrl(submitted.correlation_id));
     if (workflow && isTerminalStatus(workflow.status)) {
       res.status(200);

@@ -1,5 +1,8 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, Query } from '@nestjs/common';
 import { ChorusClient } from '@chorus/bus';
+import { TENANT_ID_PATTERN } from '@chorus/envelope';
+import { InvalidRequestException } from './http.errors';
+import { Tenant, scopedTenant, type TenantScope } from './tenant.guard';
 
 @Controller('v1/stats')
 export class StatsController {
@@ -7,7 +10,10 @@ export class StatsController {
 
   /** Totals (active, completed, failed, timed out, cancelled, duplicates, dead letters) and per-agent statistics. */
   @Get()
-  stats(): Promise<unknown> {
-    return this.client.stats();
+  stats(@Query('tenant_id') tenantId: string | undefined, @Tenant() scope: TenantScope): Promise<unknown> {
+    if (tenantId !== undefined && !TENANT_ID_PATTERN.test(tenantId)) {
+      throw new InvalidRequestException([{ field: 'tenant_id', messages: ['tenant_id must match [a-z0-9][a-z0-9_-]{0,62}'] }], 'invalid query string');
+    }
+    return this.client.stats(scope.authenticated ? scopedTenant(scope, tenantId) : tenantId);
   }
 }

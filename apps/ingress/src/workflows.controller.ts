@@ -1,38 +1,47 @@
-import { Body, ConflictException, Controller, Get, HttpCode, Inject, NotFoundException, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, ConflictException, Controller, Get, HttpCode, NotFoundException, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { ChorusClient } from '@chorus/bus';
 import { CORRELATION_ID_PATTERN, TENANT_ID_PATTERN, isTerminalStatus, type HistoryReply, type ListReply, type WorkflowView } from '@chorus/envelope';
-import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
 import { CancelWorkflowDto, ListWorkflowsDto } from './list-workflows.dto';
+import { Tenant, scopedTenant, type TenantScope } from './tenant.guard';
 import { errorBody, InvalidRequestException } from './http.errors';
 
 @Controller('v1/workflows')
 export class WorkflowsController {
-  constructor(
-    private readonly client: ChorusClient,
-    @Inject(INGRESS_OPTIONS) private readonly options: IngressOptions,
-  ) {}
+  constructor(private readonly client: ChorusClient) {}
 
   /** Workflows, newest first, filtered and paginated. */
   @Get()
-  list(@Query() query: ListWorkflowsDto): Promise<ListReply> {
-    return this.client.list(query);
+  list(@Query() query: ListWorkflowsDto, @Tenant() scope: TenantScope): Promise<ListReply> {
+    // Development mode lists every tenant unless one is asked for; with keys, only the key's.
+    const tenant = scope.authenticated ? scopedTenant(scope, query.tenant_id) : query.tenant_id;
+    return this.client.list({ ...query, tenant_id: tenant });
   }
 
   @Get(':id')
-  async workflow(@Param('id') id: string, @Query('tenant_id') tenant: string | undefined, @Res({ passthrough: true }) res: Response): Promise<WorkflowView> {
+  async workflow(
+    @Param('id') id: string,
+    @Query('tenant_id') tenant: string | undefined,
+    @Tenant() scope: TenantScope,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<WorkflowView> {
     checkIds(id, tenant);
     res.locals.correlation_id = id;
-    const workflow = await this.client.workflow(id, tenant ?? this.options.defaultTenant);
+    const workflow = await this.client.workflow(id, scopedTenant(scope, tenant));
     if (!workflow) throw new NotFoundException(errorBody(404, `no workflow ${id}`));
     return workflow;
   }
 
   @Get(':id/history')
-  async history(@Param('id') id: string, @Query('tenant_id') tenant: string | undefined, @Res({ passthrough: true }) res: Response): Promise<HistoryReply> {
+  async history(
+    @Param('id') id: string,
+    @Query('tenant_id') tenant: string | undefined,
+    @Tenant() scope: TenantScope,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<HistoryReply> {
     checkIds(id, tenant);
     res.locals.correlation_id = id;
-    const history = await this.client.history(id, tenant ?? this.options.defaultTenant);
+    const history = await this.client.history(id, scopedTenant(scope, tenant));
     if (!history) throw new NotFoundException(errorBody(404, `no workflow ${id}`));
     return history;
   }
@@ -44,11 +53,12 @@ export class WorkflowsController {
     @Param('id') id: string,
     @Query('tenant_id') tenant: string | undefined,
     @Body() body: CancelWorkflowDto | undefined,
+    @Tenant() scope: TenantScope,
     @Res({ passthrough: true }) res: Response,
   ): Promise<{ correlation_id: string; status: 'cancelling' }> {
     checkIds(id, tenant);
     res.locals.correlation_id = id;
-    const workflow = await this.client.workflow(id, tenant ?? this.options.defaultTenant);
+    const workflow = await this.client.workflow(id, scopedTenant(scope, tenant));
     if (!workflow) throw new NotFoundException(errorBody(404, `no workflow ${id}`));
     if (isTerminalStatus(workflow.status)) {
       throw new ConflictException({ ...errorBody(409, `workflow ${id} already finished: ${workflow.status}`), status: workflow.status });

@@ -51,7 +51,10 @@ export interface ConsumerOptions {
   concurrency: number;
   /** Deliveries of one envelope before it is given up (a failed step). */
   maxDeliver: number;
-  /** Milliseconds the server waits for an ack before redelivering to another replica. */
+  /**
+   * Milliseconds the server waits for an ack before redelivering to another replica. Kept short so a
+   * replica that dies is noticed quickly; a handler still working tells the server so every half of it.
+   */
   ackWaitMs: number;
   /** Delay before the n-th redelivery of a retryable failure: base * 2^(n-1), capped. */
   retryBaseMs: number;
@@ -69,7 +72,7 @@ export function defaultConsumerOptions(agent: string): ConsumerOptions {
     agent,
     concurrency: 64,
     maxDeliver: 5,
-    ackWaitMs: 30_000,
+    ackWaitMs: 5_000,
     retryBaseMs: 200,
     retryMaxMs: 5_000,
     skipExpired: true,

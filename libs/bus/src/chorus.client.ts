@@ -155,10 +155,15 @@ export class ChorusClient {
    * announcing one has saved the record, so a view that is not terminal yet is asked for again.
    */
   private async settledWorkflow(submitted: Submitted, announced: boolean): Promise<WorkflowView | null> {
-    let view = await this.workflow(submitted.correlation_id, submitted.tenant_id);
-    for (let i = 0; announced && i < 20 && (!view || !isTerminalStatus(view.status)); i++) {
+    return announced ? this.settled(submitted.correlation_id, submitted.tenant_id) : this.workflow(submitted.correlation_id, submitted.tenant_id);
+  }
+
+  /** The view of a workflow whose terminal status was announced (asked again until the hub shows it). */
+  async settled(correlationId: string, tenantId: string): Promise<WorkflowView | null> {
+    let view = await this.workflow(correlationId, tenantId);
+    for (let i = 0; i < 20 && (!view || !isTerminalStatus(view.status)); i++) {
       await new Promise((r) => setTimeout(r, 50));
-      view = await this.workflow(submitted.correlation_id, submitted.tenant_id);
+      view = await this.workflow(correlationId, tenantId);
     }
     return view;
   }
@@ -188,8 +193,8 @@ export class ChorusClient {
   }
 
   /** Totals and per-agent statistics from the active hub. */
-  stats<T = unknown>(): Promise<T> {
-    return requestReply<T>(this.bus, HubSubjects.Stats, {}, this.options.requestTimeoutMs);
+  stats<T = unknown>(tenantId?: string): Promise<T> {
+    return requestReply<T>(this.bus, HubSubjects.Stats, tenantId ? { tenant_id: tenantId } : {}, this.options.requestTimeoutMs);
   }
 
   /** Publishes a cancel command for the workflow (the hub records it; agents stop starting work). */

@@ -27,3 +27,5 @@ export {
 export { requestReply, serveRequests, type Reply, type Responder } from './request-reply';
 export { runProcess, runStandalone, type Component, type RunningProcess } from './process.runtime';
 export { readWorkflowHistory, type HistoryEntry } from './workflow.history';
+export { AGENT_METADATA_KEY, discoverServices, registerAgentService, type DiscoveredService } from './service.directory';
+export { terminalStatusOf, watchWorkflow, type WorkflowEvent } from './workflow.watch';

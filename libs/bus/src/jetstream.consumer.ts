@@ -132,6 +132,8 @@ export class JetStreamConsumer {
 
   private createContext(m: JsMsg, envelope: Envelope, log: Logger, deadline: Date, delivery: number) {
     const controller = new AbortController();
+    // A long handler keeps its message: without this, the server would hand it to another replica.
+    const keepAlive = setInterval(() => m.working(), Math.max(500, Math.floor(this.options.ackWaitMs / 2)));
     const timer = setTimeout(() => controller.abort(new Error('workflow deadline passed')), Math.max(0, deadline.getTime() - Date.now()));
     const shutdown = this.loop.shutdownSignal;
     const onShutdown = () => controller.abort(shutdown.reason);
@@ -149,6 +151,7 @@ export class JetStreamConsumer {
     return {
       context,
       dispose: () => {
+        clearInterval(keepAlive);
         clearTimeout(timer);
         shutdown.removeEventListener('abort', onShutdown);
       },

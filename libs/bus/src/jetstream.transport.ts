@@ -9,6 +9,7 @@ import type { HandlerContext, HandlerResult } from './handler.types';
 import { ALL_MESSAGE_TYPES, JetStreamConsumer, type ConsumerPattern } from './jetstream.consumer';
 import type { Bus } from './nats.bus';
 import type { Component } from './process.runtime';
+import { registerAgentService } from './service.directory';
 
 /**
  * `@EventPattern` for a JetStream handler: `@OnEnvelope('query')`, or `@OnEnvelope('*')` for every
@@ -79,6 +80,11 @@ export class JetStreamTransport extends Server implements CustomTransportStrateg
     this.consumers.length = 0;
   }
 
+  /** The durable consumers this agent reads. */
+  durables(): string[] {
+    return this.consumers.map((c) => c.durable);
+  }
+
   on(): never {
     throw new Error('JetStreamTransport has no events to subscribe to');
   }
@@ -92,21 +98,34 @@ export interface AgentAppOptions {
   bus: Bus;
   consumer: ConsumerOptions;
   log: Logger;
+  /** Register the agent for discovery (default true; the hub registers each replica itself). */
+  register?: boolean;
 }
 
 /** Creates an agent: a Nest microservice whose event handlers consume JetStream. */
-export async function createAgentApp(module: unknown, options: AgentAppOptions): Promise<INestMicroservice> {
+export async function createAgentApp(module: unknown, options: AgentAppOptions, transport?: JetStreamTransport): Promise<INestMicroservice> {
   const app = await NestFactory.createMicroservice(module as never, {
-    strategy: new JetStreamTransport(options.bus, options.consumer, options.log),
+    strategy: transport ?? new JetStreamTransport(options.bus, options.consumer, options.log),
     logger: new PinoNestLogger(options.log),
   });
   app.useGlobalFilters(new RethrowRpcFilter());
   return app;
 }
 
-/** Creates an agent and starts consuming; the component closes it (draining in-flight handlers). */
+/**
+ * Creates an agent, starts consuming, and registers it for discovery (`$SRV`). The component
+ * closes it, draining in-flight handlers.
+ */
 export async function startAgent(name: string, module: unknown, options: AgentAppOptions): Promise<Component> {
-  const app = await createAgentApp(module, options);
+  const transport = new JetStreamTransport(options.bus, options.consumer, options.log);
+  const app = await createAgentApp(module, options, transport);
   await app.listen();
-  return { name, close: () => app.close() };
+  const service = options.register === false ? undefined : await registerAgentService(options.bus, name, { consumers: transport.durables().join(',') }, options.log);
+  return {
+    name,
+    close: async () => {
+      await service?.stop();
+      await app.close();
+    },
+  };
 }

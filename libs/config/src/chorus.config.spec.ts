@@ -6,7 +6,7 @@ describe('parseChorusConfig', () => {
     const c = parseChorusConfig({}, '/srv/chorus');
     expect(c.natsUrl).toBeUndefined();
     expect(c.bus.servers).toEqual(['nats://127.0.0.1:4222']);
-    expect(c.http).toEqual({ host: '127.0.0.1', port: 3000, bodyLimitBytes: 65536 });
+    expect(c.http).toEqual({ host: '127.0.0.1', port: 3000, bodyLimitBytes: 65536, apiKeys: {} });
     expect(c.workflow.defaultDeadlineMs).toBe(10_000);
     expect(c.profiles).toEqual(['bm25', 'trigram']);
     expect(c.search.rrfK).toBe(60);
@@ -25,6 +25,13 @@ describe('parseChorusConfig', () => {
     expect(c.profiles).toEqual(['bm25']);
     expect(c.corpusPath).toBe('/srv/chorus/data/c.jsonl');
     expect(c.correlation.strategy).toBe('session');
+  });
+
+  it('parseChorusConfig - API keys map to tenants; short keys and bad tenants are refused', () => {
+    const c = parseChorusConfig({ CHORUS_API_KEYS: 'k-0123456789abcdef:acme, k-abcdef0123456789:globex' }, '/');
+    expect(c.http.apiKeys).toEqual({ 'k-0123456789abcdef': 'acme', 'k-abcdef0123456789': 'globex' });
+    expect(() => parseChorusConfig({ CHORUS_API_KEYS: 'short:acme' }, '/')).toThrow(/at least 16 characters/);
+    expect(() => parseChorusConfig({ CHORUS_API_KEYS: 'k-0123456789abcdef:Not A Tenant' }, '/')).toThrow(/not a valid tenant id/);
   });
 
   it('parseChorusConfig - names every bad variable in one error', () => {

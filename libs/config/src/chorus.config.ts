@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import type { BusOptions, ConsumerOptions } from '@chorus/bus';
-import { PROFILE_NAME_PATTERN, type CorrelationStrategy } from '@chorus/envelope';
+import { PROFILE_NAME_PATTERN, TENANT_ID_PATTERN, type CorrelationStrategy } from '@chorus/envelope';
 import { ConfigError, EnvReader } from './env.parser';
 
 /** Everything a Chorus process is configured with; parsed once in main.ts, frozen, passed down. */
@@ -14,7 +15,13 @@ export interface ChorusConfig {
   /** The project's root (README.md and docs/ for the default corpus, `.chorus/` for local data). */
   root: string;
   dataDir: string;
-  http: { host: string; port: number; bodyLimitBytes: number };
+  http: {
+    host: string;
+    port: number;
+    bodyLimitBytes: number;
+    /** API key → tenant. Empty: development mode, no key needed, the tenant comes from the request. */
+    apiKeys: Record<string, string>;
+  };
   workflow: { defaultDeadlineMs: number; maxDeadlineMs: number; defaultTopK: number; terminalGraceMs: number };
   correlation: { strategy: CorrelationStrategy; secret: string };
   /** A JSONL corpus (`{"id","title","text"}` per line); absent means the project's own docs. */
@@ -79,7 +86,7 @@ export function parseChorusConfig(env: Readonly<Record<string, string | undefine
     consumer: {
       concurrency: r.int('CHORUS_CONCURRENCY', 64, 1, 4096),
       maxDeliver: r.int('CHORUS_MAX_DELIVER', 5, 1, 100),
-      ackWaitMs: r.int('CHORUS_ACK_WAIT_MS', 30 * SECOND, SECOND, 10 * 60 * SECOND),
+      ackWaitMs: r.int('CHORUS_ACK_WAIT_MS', 5 * SECOND, SECOND, 10 * 60 * SECOND),
       retryBaseMs: r.int('CHORUS_RETRY_BASE_MS', 200, 1, 60 * SECOND),
       retryMaxMs: r.int('CHORUS_RETRY_MAX_MS', 5 * SECOND, 1, 10 * 60 * SECOND),
       skipExpired: true,
@@ -92,6 +99,7 @@ export function parseChorusConfig(env: Readonly<Record<string, string | undefine
       host: r.string('CHORUS_HTTP_HOST', '127.0.0.1'),
       port: r.int('CHORUS_HTTP_PORT', 3000, 0, 65535),
       bodyLimitBytes: r.int('CHORUS_HTTP_BODY_LIMIT', 64 * 1024, 1024, 16 * 1024 * 1024),
+      apiKeys: parseApiKeys(r, root),
     },
     workflow: {
       defaultDeadlineMs: r.int('CHORUS_DEFAULT_DEADLINE_MS', 10 * SECOND, 100, 10 * 60 * SECOND),
@@ -133,6 +141,34 @@ export function parseChorusConfig(env: Readonly<Record<string, string | undefine
   }
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return deepFreeze(config);
+}
+
+/**
+ * API keys from `CHORUS_API_KEYS` (`key:tenant,key:tenant`) and/or `CHORUS_API_KEYS_FILE` (a JSON
+ * object `{"key": "tenant"}`), so keys can stay out of the environment.
+ */
+function parseApiKeys(r: EnvReader, root: string): Record<string, string> {
+  const keys: Record<string, string> = {};
+  const add = (key: string, tenant: string, where: string) => {
+    if (key.length < 16) r.problems.push(`${where}: API keys must be at least 16 characters`);
+    else if (!TENANT_ID_PATTERN.test(tenant)) r.problems.push(`${where}: ${JSON.stringify(tenant)} is not a valid tenant id`);
+    else keys[key] = tenant;
+  };
+  for (const item of r.list('CHORUS_API_KEYS', [])) {
+    const at = item.lastIndexOf(':');
+    if (at <= 0) r.problems.push('CHORUS_API_KEYS must look like key:tenant,key:tenant');
+    else add(item.slice(0, at), item.slice(at + 1), 'CHORUS_API_KEYS');
+  }
+  const file = r.optional('CHORUS_API_KEYS_FILE');
+  if (file) {
+    try {
+      const parsed = JSON.parse(readFileSync(isAbsolute(file) ? file : resolve(root, file), 'utf8')) as Record<string, unknown>;
+      for (const [key, tenant] of Object.entries(parsed)) add(key, String(tenant), 'CHORUS_API_KEYS_FILE');
+    } catch (e) {
+      r.problems.push(`CHORUS_API_KEYS_FILE could not be read as a JSON object of key → tenant: ${(e as Error).message}`);
+    }
+  }
+  return keys;
 }
 
 function deepFreeze<T>(value: T): T {

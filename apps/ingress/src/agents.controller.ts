@@ -1,0 +1,101 @@
+import { Controller, Get } from '@nestjs/common';
+import { Bus, ChorusClient, discoverServices } from '@chorus/bus';
+
+interface AgentWindow {
+  agent: string;
+  count: number;
+  errors: number;
+  error_rate: number;
+  p50_ms: number | null;
+  p99_ms: number | null;
+}
+
+/** What `GET /v1/agents` answers. */
+export interface AgentsReply {
+  agents: Array<{
+    name: string;
+    instances: number;
+    health: 'up' | 'down';
+    consumers: Array<{ name: string; pending: number; in_flight: number; redelivered: number; waiting_pulls: number }>;
+    window: Omit<AgentWindow, 'agent'> | null;
+  }>;
+  profiles: Array<{
+    name: string;
+    instances: number;
+    health: 'up' | 'down';
+    description: string;
+    metadata: Record<string, string>;
+    requests: number;
+    errors: number;
+    average_ms: number | null;
+  }>;
+  /** Per-agent statistics cover this window (ms). */
+  window_ms: number | null;
+}
+
+const AGENTS = ['hub', 'intent', 'planner', 'search', 'responder'];
+
+@Controller('v1/agents')
+export class AgentsController {
+  constructor(
+    private readonly bus: Bus,
+    private readonly client: ChorusClient,
+  ) {}
+
+  /**
+   * The agents and profiles that answer discovery now (instances, health), each agent's durable
+   * consumers (backlog, in flight) and its step statistics from the hub (count, error rate, p50/p99).
+   */
+  @Get()
+  async agents(): Promise<AgentsReply> {
+    const [services, consumers, stats] = await Promise.all([
+      discoverServices(this.bus),
+      this.consumers(),
+      this.client.stats<{ agents: AgentWindow[]; window_ms: number }>().catch(() => null),
+    ]);
+    const names = [...new Set([...AGENTS, ...services.filter((s) => s.kind === 'agent').map((s) => s.name)])].sort();
+    const agents = names.map((name) => {
+      const service = services.find((s) => s.kind === 'agent' && s.name === name);
+      const instances = service?.instances.length ?? 0;
+      const window = stats?.agents.find((a) => a.agent === name);
+      return {
+        name,
+        instances,
+        health: instances > 0 ? ('up' as const) : ('down' as const),
+        consumers: consumers.filter((c) => c.name.startsWith(`${name}_`)),
+        window: window ? { count: window.count, errors: window.errors, error_rate: window.error_rate, p50_ms: window.p50_ms, p99_ms: window.p99_ms } : null,
+      };
+    });
+    const profiles = services
+      .filter((s) => s.kind === 'profile')
+      .map((s) => {
+        const requests = s.instances.reduce((a, i) => a + i.requests, 0);
+        const weighted = s.instances.reduce((a, i) => a + (i.average_ms ?? 0) * i.requests, 0);
+        return {
+          name: s.name,
+          instances: s.instances.length,
+          health: s.instances.length > 0 ? ('up' as const) : ('down' as const),
+          description: s.description,
+          metadata: s.metadata,
+          requests,
+          errors: s.instances.reduce((a, i) => a + i.errors, 0),
+          average_ms: requests > 0 ? weighted / requests : null,
+        };
+      });
+    return { agents, profiles, window_ms: stats?.window_ms ?? null };
+  }
+
+  private async consumers() {
+    const out: AgentsReply['agents'][number]['consumers'] = [];
+    for await (const c of this.bus.jsm.consumers.list(this.bus.options.workflowStream)) {
+      out.push({
+        name: c.name,
+        pending: c.num_pending,
+        in_flight: c.num_ack_pending,
+        redelivered: c.num_redelivered,
+        waiting_pulls: c.num_waiting,
+      });
+    }
+    return out;
+  }
+}

@@ -1,0 +1,91 @@
+import { Controller, Get, Inject, NotFoundException, Param, Query, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { Bus, ChorusClient, readWorkflowHistory, watchWorkflow } from '@chorus/bus';
+import { CORRELATION_ID_PATTERN, TENANT_ID_PATTERN, type Envelope } from '@chorus/envelope';
+import { errorBody, InvalidRequestException } from './http.errors';
+import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
+import { Tenant, scopedTenant, type TenantScope } from './tenant.guard';
+
+const HEARTBEAT_MS = 15_000;
+
+/** One step of a workflow as the event stream shows it (the full envelope is in the history). */
+export function toStepEvent(e: Envelope) {
+  return {
+    message_id: e.message_id,
+    causation_id: e.causation_id,
+    message_type: e.message_type,
+    agent: e.agent,
+    status: e.status,
+    timestamp: e.timestamp,
+    attempt: e.attempt,
+    next_steps: e.next_steps,
+    error_details: e.error_details,
+    ...(e.message_type === 'status_update' ? { workflow_status: (e.payload as { workflow_status?: string }).workflow_status } : {}),
+  };
+}
+
+@Controller('v1/workflows')
+export class EventsController {
+  constructor(
+    private readonly bus: Bus,
+    private readonly client: ChorusClient,
+    @Inject(INGRESS_OPTIONS) private readonly options: IngressOptions,
+  ) {}
+
+  /**
+   * Server-sent events: `step` for every envelope of the workflow as it happens (the ones already
+   * stored first), `status` when the status changes, then exactly one `terminal` event carrying the
+   * finished workflow, and the stream ends.
+   */
+  @Get(':id/events')
+  async events(
+    @Param('id') id: string,
+    @Query('tenant_id') requested: string | undefined,
+    @Tenant() scope: TenantScope,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    if (!CORRELATION_ID_PATTERN.test(id) || (requested !== undefined && !TENANT_ID_PATTERN.test(requested))) {
+      throw new InvalidRequestException([{ field: 'id', messages: ['id must match [A-Za-z0-9_-]{1,128}'] }], 'invalid request');
+    }
+    const tenant = scopedTenant(scope, requested);
+    res.locals.correlation_id = id;
+    const view = await this.client.workflow(id, tenant);
+    const since = new Date((view ? Date.parse(view.started_at) : Date.now() - this.options.maxDeadlineMs) - 60_000);
+    if (!view && (await readWorkflowHistory(this.bus, id, { tenantId: tenant, since })).length === 0) {
+      throw new NotFoundException(errorBody(404, `no workflow ${id}`));
+    }
+
+    res.status(200);
+    res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+    res.setHeader('Cache-Control', 'no-cache, no-transform');
+    res.setHeader('Connection', 'keep-alive');
+    res.setHeader('X-Accel-Buffering', 'no');
+    res.flushHeaders();
+    const send = (event: string, data: unknown, eventId?: string) =>
+      res.write(`event: ${event}\n${eventId ? `id: ${eventId}\n` : ''}data: ${JSON.stringify(data)}\n\n`);
+    const aborted = new AbortController();
+    req.on('close', () => aborted.abort());
+    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
+    try {
+      let status = 'pending';
+      send('status', { correlation_id: id, workflow_status: status });
+      for await (const event of watchWorkflow(this.bus, tenant, id, { since, signal: aborted.signal })) {
+        if (event.kind === 'terminal') {
+          const finished = await this.client.settled(id, tenant);
+          send('terminal', finished ?? { correlation_id: id, status: event.status }, `terminal-${id}`);
+          break;
+        }
+        const e = event.envelope;
+        send('step', toStepEvent(e), e.message_id);
+        if (status === 'pending' && e.message_type !== 'query' && e.agent !== 'hub') {
+          status = 'running';
+          send('status', { correlation_id: id, workflow_status: status });
+        }
+      }
+    } finally {
+      clearInterval(heartbeat);
+      res.end();
+    }
+  }
+}

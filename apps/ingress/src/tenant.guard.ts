@@ -1,0 +1,104 @@
+import {
+  CanActivate,
+  ForbiddenException,
+  Injectable,
+  SetMetadata,
+  UnauthorizedException,
+  createParamDecorator,
+  type ExecutionContext,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { timingSafeEqual } from 'node:crypto';
+import type { Request } from 'express';
+import { DEFAULT_TENANT } from '@chorus/envelope';
+import { errorBody } from './http.errors';
+
+/** Routes anyone may call (health, the dashboard's files, the A2A agent card). */
+export const Public = () => SetMetadata('chorus:public', true);
+
+/** The tenant of the request, as the guard resolved it. */
+export interface TenantScope {
+  tenant: string;
+  /** True when an API key named the tenant; false in development mode (no keys configured). */
+  authenticated: boolean;
+}
+
+export const TENANT_SCOPE = 'chorusTenant';
+
+/** The resolved tenant of a request: `@Tenant() scope: TenantScope`. */
+export const Tenant = createParamDecorator((_: unknown, ctx: ExecutionContext): TenantScope => {
+  const req = ctx.switchToHttp().getRequest<Request & { [TENANT_SCOPE]?: TenantScope }>();
+  return req[TENANT_SCOPE] ?? { tenant: DEFAULT_TENANT, authenticated: false };
+});
+
+/** The API key of a request: `Authorization: Bearer <key>` or `X-API-Key: <key>`. */
+export function apiKeyOf(req: Pick<Request, 'header'>): string | undefined {
+  const auth = req.header('authorization');
+  if (auth && /^Bearer\s+/i.test(auth)) return auth.replace(/^Bearer\s+/i, '').trim();
+  return req.header('x-api-key')?.trim() || undefined;
+}
+
+/** Resolves keys to tenants; comparisons run in constant time. */
+export class ApiKeys {
+  private readonly entries: Array<[Buffer, string]>;
+
+  constructor(keys: Readonly<Record<string, string>>) {
+    this.entries = Object.entries(keys).map(([k, t]) => [Buffer.from(k), t]);
+  }
+
+  get enabled(): boolean {
+    return this.entries.length > 0;
+  }
+
+  tenantOf(key: string): string | undefined {
+    const candidate = Buffer.from(key);
+    let found: string | undefined;
+    for (const [k, tenant] of this.entries) {
+      if (k.length === candidate.length && timingSafeEqual(k, candidate)) found = tenant;
+    }
+    return found;
+  }
+}
+
+/**
+ * Scopes every request to a tenant. With API keys configured, a request needs one (401 without, or
+ * with an unknown one) and is scoped to its key's tenant; without keys (development mode) the
+ * tenant is the one the request names, `default` otherwise.
+ */
+@Injectable()
+export class TenantGuard implements CanActivate {
+  constructor(
+    private readonly keys: ApiKeys,
+    private readonly reflector: Reflector,
+  ) {}
+
+  canActivate(ctx: ExecutionContext): boolean {
+    if (ctx.getType() !== 'http') return true;
+    const req = ctx.switchToHttp().getRequest<Request & { [TENANT_SCOPE]?: TenantScope }>();
+    if (this.reflector.getAllAndOverride<boolean>('chorus:public', [ctx.getHandler(), ctx.getClass()])) return true;
+    req[TENANT_SCOPE] = resolveTenant(this.keys, req);
+    return true;
+  }
+}
+
+/** Shared by the REST guard and the A2A surface. Throws 401 when keys are on and none matches. */
+export function resolveTenant(keys: ApiKeys, req: Pick<Request, 'header'>): TenantScope {
+  if (!keys.enabled) return { tenant: DEFAULT_TENANT, authenticated: false };
+  const key = apiKeyOf(req);
+  if (!key) throw new UnauthorizedException(errorBody(401, 'an API key is required: Authorization: Bearer <key> or X-API-Key: <key>'));
+  const tenant = keys.tenantOf(key);
+  if (!tenant) throw new UnauthorizedException(errorBody(401, 'unknown API key'));
+  return { tenant, authenticated: true };
+}
+
+/**
+ * The tenant a request acts for: its key's tenant (a different `tenant_id` in the request is 403),
+ * or in development mode the one it names, `default` otherwise.
+ */
+export function scopedTenant(scope: TenantScope, requested: string | undefined): string {
+  if (!scope.authenticated) return requested ?? scope.tenant;
+  if (requested !== undefined && requested !== scope.tenant) {
+    throw new ForbiddenException(errorBody(403, `this API key belongs to tenant ${scope.tenant}, not ${requested}`));
+  }
+  return scope.tenant;
+}

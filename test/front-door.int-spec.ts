@@ -1,0 +1,119 @@
+import { getJson, postJson, startChorusFixture, type ChorusFixture } from './chorus.fixture';
+import { readSse } from './sse';
+
+describe('front door: events, idempotency, agents', () => {
+  let f: ChorusFixture;
+
+  beforeAll(async () => {
+    f = await startChorusFixture();
+  });
+  afterAll(async () => {
+    await f?.stop();
+  });
+
+  it('SSE - every step in causal order as it happens, then exactly one terminal event, then the end', async () => {
+    const submitted = await postJson(`${f.url}/v1/queries`, { query: 'what does the responder answer with' });
+    const id = submitted.body.correlation_id as string;
+    const { status, events, contentType } = await readSse(`${f.url}/v1/workflows/${id}/events`);
+    expect(status).toBe(200);
+    expect(contentType).toMatch(/text\/event-stream/);
+    const steps = events.filter((e) => e.event === 'step').map((e) => e.data);
+    expect(steps.map((s) => s.message_type)).toEqual(['query', 'classification_result', 'execution_plan', 'tool_results', 'response', 'status_update']);
+    for (let i = 1; i < 5; i++) expect(steps[i].causation_id).toBe(steps[i - 1].message_id);
+    const terminal = events.filter((e) => e.event === 'terminal');
+    expect(terminal).toHaveLength(1);
+    expect(events[events.length - 1].event).toBe('terminal');
+    expect(terminal[0].data.status).toBe('completed');
+    expect(terminal[0].data.result.results.length).toBeGreaterThan(0);
+    expect(events.filter((e) => e.event === 'status').map((e) => e.data.workflow_status)).toEqual(['pending', 'running']);
+  });
+
+  it('SSE - a finished workflow replays its steps and ends with its one terminal event; an unknown one is 404', async () => {
+    const done = await postJson(`${f.url}/v1/queries?wait=true`, { query: 'profile:bm25' });
+    expect(done.body.status).toBe('failed');
+    const { events } = await readSse(`${f.url}/v1/workflows/${done.body.correlation_id}/events`);
+    expect(events.filter((e) => e.event === 'terminal').map((e) => e.data.status)).toEqual(['failed']);
+    expect((await readSse(`${f.url}/v1/workflows/no-such-workflow/events`)).status).toBe(404);
+  });
+
+  it('Idempotency-Key - the same key returns the same workflow (200), and nothing new runs', async () => {
+    const headers = { 'idempotency-key': `test-key-${Date.now()}` };
+    const first = await postJson(`${f.url}/v1/queries`, { query: 'what is an idempotency key' }, headers);
+    expect(first.status).toBe(202);
+    const again = await postJson(`${f.url}/v1/queries`, { query: 'what is an idempotency key' }, headers);
+    expect(again.status).toBe(200);
+    expect(again.body.correlation_id).toBe(first.body.correlation_id);
+    const waited = await postJson(`${f.url}/v1/queries?wait=true`, { query: 'what is an idempotency key' }, headers);
+    expect(waited.status).toBe(200);
+    expect(waited.body.correlation_id).toBe(first.body.correlation_id);
+    expect(waited.body.status).toBe('completed');
+    const history = (await getJson(`${f.url}/v1/workflows/${first.body.correlation_id}/history`)).body.envelopes;
+    expect(history.filter((e: { message_type: string }) => e.message_type === 'query')).toHaveLength(1);
+    const bad = await postJson(`${f.url}/v1/queries`, { query: 'x' }, { 'idempotency-key': 'has spaces in it' });
+    expect(bad.status).toBe(400);
+  });
+
+  it('GET /v1/agents - discovered agents and profiles with instances, health and latency', async () => {
+    await postJson(`${f.url}/v1/queries?wait=true`, { query: 'what are agents' });
+    const r = await getJson(`${f.url}/v1/agents`);
+    expect(r.status).toBe(200);
+    const byName = Object.fromEntries(r.body.agents.map((a: { name: string }) => [a.name, a]));
+    for (const name of ['hub', 'intent', 'planner', 'search', 'responder']) {
+      expect(byName[name]).toEqual(expect.objectContaining({ instances: 1, health: 'up' }));
+    }
+    expect(byName.search.consumers).toEqual([expect.objectContaining({ name: 'search_execution_plan' })]);
+    expect(byName.search.window).toEqual(expect.objectContaining({ count: expect.any(Number), p50_ms: expect.any(Number) }));
+    expect(r.body.profiles.map((p: { name: string }) => p.name)).toEqual(['bm25', 'trigram']);
+    expect(r.body.profiles[0]).toEqual(expect.objectContaining({ instances: 1, health: 'up', requests: expect.any(Number) }));
+    expect(r.body.profiles[0].requests).toBeGreaterThan(0);
+  });
+});
+
+describe('front door: tenancy', () => {
+  let f: ChorusFixture;
+  const ACME = 'acme-key-0123456789abcdef';
+  const GLOBEX = 'globex-key-0123456789abcdef';
+
+  beforeAll(async () => {
+    f = await startChorusFixture({ CHORUS_API_KEYS: `${ACME}:acme,${GLOBEX}:globex` });
+  });
+  afterAll(async () => {
+    await f?.stop();
+  });
+
+  const auth = (key: string) => ({ authorization: `Bearer ${key}` });
+
+  it('tenancy - a missing or wrong key is 401; health needs none', async () => {
+    expect((await postJson(`${f.url}/v1/queries`, { query: 'hello' })).status).toBe(401);
+    const wrong = await postJson(`${f.url}/v1/queries`, { query: 'hello' }, auth('not-a-real-key-at-all'));
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.message).toBe('unknown API key');
+    expect((await getJson(`${f.url}/v1/workflows`)).status).toBe(401);
+    expect((await getJson(`${f.url}/health`)).status).toBe(200);
+  });
+
+  it("tenancy - each request is scoped to its key's tenant; another tenant's workflow is 404", async () => {
+    const mine = await postJson(`${f.url}/v1/queries?wait=true`, { query: 'what is a tenant' }, auth(ACME));
+    expect(mine.status).toBe(200);
+    expect(mine.body.tenant_id).toBe('acme');
+    const id = mine.body.correlation_id as string;
+    const get = (key: string, path = '') => fetch(`${f.url}/v1/workflows/${id}${path}`, { headers: auth(key) });
+    expect((await get(ACME)).status).toBe(200);
+    expect((await get(GLOBEX)).status).toBe(404);
+    expect((await get(GLOBEX, '/history')).status).toBe(404);
+    expect((await readSse(`${f.url}/v1/workflows/${id}/events`, auth(GLOBEX))).status).toBe(404);
+    const cancel = await fetch(`${f.url}/v1/workflows/${id}/cancel`, { method: 'POST', headers: auth(GLOBEX) });
+    expect(cancel.status).toBe(404);
+    const listed = (await (await fetch(`${f.url}/v1/workflows`, { headers: auth(GLOBEX) })).json()) as { workflows: unknown[] };
+    expect(listed.workflows).toEqual([]);
+    const stats = (await (await fetch(`${f.url}/v1/stats`, { headers: auth(GLOBEX) })).json()) as { totals: { created: number } };
+    expect(stats.totals.created).toBe(0);
+    const own = (await (await fetch(`${f.url}/v1/stats`, { headers: auth(ACME) })).json()) as { totals: { created: number } };
+    expect(own.totals.created).toBe(1);
+  });
+
+  it("tenancy - naming another tenant in the body is 403", async () => {
+    const r = await postJson(`${f.url}/v1/queries`, { query: 'hello', tenant_id: 'globex' }, auth(ACME));
+    expect(r.status).toBe(403);
+  });
+});

@@ -1,0 +1,37 @@
+/** A server-sent event as the test reads it. */
+export interface SseEvent {
+  event: string;
+  id?: string;
+  data: any;
+}
+
+/** Reads a whole SSE response (until the server ends it, or `timeoutMs`). */
+export async function readSse(url: string, headers: Record<string, string> = {}, timeoutMs = 15_000): Promise<{ status: number; events: SseEvent[]; contentType: string | null }> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const res = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: controller.signal });
+  const events: SseEvent[] = [];
+  if (res.status !== 200 || !res.body) {
+    clearTimeout(timer);
+    return { status: res.status, events, contentType: res.headers.get('content-type') };
+  }
+  const decoder = new TextDecoder();
+  let buffer = '';
+  try {
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const lines = block.split('\n').filter((l) => !l.startsWith(':'));
+        if (lines.length === 0) continue;
+        const field = (name: string) => lines.filter((l) => l.startsWith(`${name}: `)).map((l) => l.slice(name.length + 2));
+        events.push({ event: field('event')[0] ?? 'message', id: field('id')[0], data: JSON.parse(field('data').join('\n')) });
+      }
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  return { status: res.status, events, contentType: res.headers.get('content-type') };
+}
