@@ -6,6 +6,7 @@ import { ChorusClient, type Bus, type Component } from '@chorus/bus';
 import type { ChorusConfig } from '@chorus/config';
 import { PinoNestLogger, type Logger } from '@chorus/observability';
 import { bodyParserErrors, requireJson, requireObjectBody } from './body.middleware';
+import { dashboardDir, mountDashboard } from './dashboard.static';
 import { HttpErrorFilter, toInvalidRequest } from './http.errors';
 import { IngressModule } from './ingress.module';
 
@@ -38,6 +39,7 @@ export async function startIngress(bus: Bus, config: ChorusConfig, parentLog: Lo
       autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/ready' },
     }),
   );
+  if (!mountDashboard(app, config.root)) log.warn({ dir: dashboardDir(config.root) }, 'dashboard files not found; GET / will be 404');
   app.use(requireJson);
   app.useBodyParser('json', { limit: config.http.bodyLimitBytes });
   app.use(bodyParserErrors(config.http.bodyLimitBytes));
