@@ -117,3 +117,39 @@ describe('front door: tenancy', () => {
     expect(r.status).toBe(403);
   });
 });
+
+describe('front door: OpenAPI', () => {
+  let f: ChorusFixture;
+
+  beforeAll(async () => {
+    f = await startChorusFixture();
+  });
+  afterAll(async () => {
+    await f?.stop();
+  });
+
+  it('OpenAPI - /docs serves the UI and /docs/openapi.json documents every route and the query body', async () => {
+    const ui = await fetch(`${f.url}/docs`);
+    expect(ui.status).toBe(200);
+    expect(await ui.text()).toMatch(/swagger/i);
+    const doc = (await getJson(`${f.url}/docs/openapi.json`)).body;
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/v1/queries',
+        '/v1/workflows',
+        '/v1/workflows/{id}',
+        '/v1/workflows/{id}/history',
+        '/v1/workflows/{id}/events',
+        '/v1/workflows/{id}/cancel',
+        '/v1/agents',
+        '/v1/stats',
+        '/health',
+        '/ready',
+      ]),
+    );
+    expect(doc.components.schemas.SubmitQueryDto.required).toEqual(['query']);
+    expect(Object.keys(doc.components.schemas.SubmitQueryDto.properties).sort()).toEqual(
+      ['deadline_ms', 'profiles', 'query', 'require_all', 'session_id', 'tenant_id', 'top_k'],
+    );
+  });
+});

@@ -1,4 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Bus, ChorusClient, discoverServices } from '@chorus/bus';
 
 interface AgentWindow {
@@ -35,6 +36,7 @@ export interface AgentsReply {
 
 const AGENTS = ['hub', 'intent', 'planner', 'search', 'responder'];
 
+@ApiTags('operations')
 @Controller('v1/agents')
 export class AgentsController {
   constructor(
@@ -47,6 +49,7 @@ export class AgentsController {
    * consumers (backlog, in flight) and its step statistics from the hub (count, error rate, p50/p99).
    */
   @Get()
+  @ApiOperation({ summary: 'Agents and profiles: instances, health, backlog, latency' })
   async agents(): Promise<AgentsReply> {
     const [services, consumers, stats] = await Promise.all([
       discoverServices(this.bus),

@@ -1,4 +1,5 @@
 import { Controller, Get, Inject, NotFoundException, Param, Query, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Bus, ChorusClient, readWorkflowHistory, watchWorkflow } from '@chorus/bus';
 import { CORRELATION_ID_PATTERN, TENANT_ID_PATTERN, type Envelope } from '@chorus/envelope';
@@ -24,6 +25,7 @@ export function toStepEvent(e: Envelope) {
   };
 }
 
+@ApiTags('workflows')
 @Controller('v1/workflows')
 export class EventsController {
   constructor(
@@ -38,6 +40,8 @@ export class EventsController {
    * finished workflow, and the stream ends.
    */
   @Get(':id/events')
+  @ApiOperation({ summary: 'Server-sent events: `step`s and `status` changes as they happen, then one `terminal` event' })
+  @ApiProduces('text/event-stream')
   async events(
     @Param('id') id: string,
     @Query('tenant_id') requested: string | undefined,

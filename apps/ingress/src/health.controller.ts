@@ -1,9 +1,11 @@
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import { Bus } from '@chorus/bus';
 import { errorBody } from './http.errors';
 import { Public } from './tenant.guard';
 
 /** Liveness and readiness for orchestrators and load balancers. */
+@ApiTags('operations')
 @Public()
 @Controller()
 export class HealthController {

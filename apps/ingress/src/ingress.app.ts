@@ -9,6 +9,7 @@ import { bodyParserErrors, requireJson, requireObjectBody } from './body.middlew
 import { dashboardDir, mountDashboard } from './dashboard.static';
 import { HttpErrorFilter, toInvalidRequest } from './http.errors';
 import { IngressModule } from './ingress.module';
+import { mountOpenApi } from './openapi';
 
 export const INGRESS_AGENT = 'ingress';
 
@@ -48,6 +49,7 @@ export async function startIngress(bus: Bus, config: ChorusConfig, parentLog: Lo
     new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, exceptionFactory: toInvalidRequest }),
   );
   app.useGlobalFilters(new HttpErrorFilter(log));
+  mountOpenApi(app);
   await app.listen(config.http.port, config.http.host);
   const address = app.getHttpServer().address() as { address: string; port: number };
   const host = address.address === '::' || address.address === '0.0.0.0' ? '127.0.0.1' : address.address;

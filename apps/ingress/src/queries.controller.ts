@@ -1,4 +1,5 @@
 import { Body, Controller, Headers, HttpCode, Inject, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiHeader, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ChorusClient } from '@chorus/bus';
 import { isTerminalStatus, type WorkflowView } from '@chorus/envelope';
@@ -12,6 +13,7 @@ export interface Accepted {
   status_url: string;
 }
 
+@ApiTags('queries')
 @Controller('v1/queries')
 export class QueriesController {
   constructor(
@@ -26,6 +28,14 @@ export class QueriesController {
    */
   @Post()
   @HttpCode(202)
+  @ApiOperation({ summary: 'Start a workflow' })
+  @ApiQuery({ name: 'wait', required: false, description: 'true: answer with the finished workflow' })
+  @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'The same key returns the same workflow (200)' })
+  @ApiResponse({ status: 202, description: '`{correlation_id, status_url}`' })
+  @ApiResponse({ status: 200, description: 'With ?wait=true: the finished workflow; with a known Idempotency-Key: its id' })
+  @ApiResponse({ status: 400, description: 'Every invalid field, in `errors`' })
+  @ApiResponse({ status: 401, description: 'Missing or unknown API key' })
+  @ApiResponse({ status: 504, description: 'With ?wait=true: not finished by its deadline' })
   async submit(
     @Body() body: SubmitQueryDto,
     @Query('wait') wait: string | undefined,

@@ -1,4 +1,5 @@
 import { Body, ConflictException, Controller, Get, HttpCode, NotFoundException, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ChorusClient } from '@chorus/bus';
 import { CORRELATION_ID_PATTERN, TENANT_ID_PATTERN, isTerminalStatus, type HistoryReply, type ListReply, type WorkflowView } from '@chorus/envelope';
@@ -6,12 +7,14 @@ import { CancelWorkflowDto, ListWorkflowsDto } from './list-workflows.dto';
 import { Tenant, scopedTenant, type TenantScope } from './tenant.guard';
 import { errorBody, InvalidRequestException } from './http.errors';
 
+@ApiTags('workflows')
 @Controller('v1/workflows')
 export class WorkflowsController {
   constructor(private readonly client: ChorusClient) {}
 
   /** Workflows, newest first, filtered and paginated. */
   @Get()
+  @ApiOperation({ summary: 'Workflows, newest first, filtered and paginated' })
   list(@Query() query: ListWorkflowsDto, @Tenant() scope: TenantScope): Promise<ListReply> {
     // Development mode lists every tenant unless one is asked for; with keys, only the key's.
     const tenant = scope.authenticated ? scopedTenant(scope, query.tenant_id) : query.tenant_id;
@@ -19,6 +22,8 @@ export class WorkflowsController {
   }
 
   @Get(':id')
+  @ApiOperation({ summary: 'A workflow: status, steps, agents, errors, duplicates dropped, result' })
+  @ApiResponse({ status: 404, description: "Unknown, expired, or another tenant's" })
   async workflow(
     @Param('id') id: string,
     @Query('tenant_id') tenant: string | undefined,
@@ -33,6 +38,7 @@ export class WorkflowsController {
   }
 
   @Get(':id/history')
+  @ApiOperation({ summary: "The workflow's envelopes in stream order (its audit trail)" })
   async history(
     @Param('id') id: string,
     @Query('tenant_id') tenant: string | undefined,
@@ -49,6 +55,8 @@ export class WorkflowsController {
   /** Cancels a workflow that has not finished: 202, then the hub records it as cancelled. */
   @Post(':id/cancel')
   @HttpCode(202)
+  @ApiOperation({ summary: 'Cancel a workflow that has not finished' })
+  @ApiResponse({ status: 409, description: 'Already finished' })
   async cancel(
     @Param('id') id: string,
     @Query('tenant_id') tenant: string | undefined,
