@@ -6,6 +6,7 @@ import { ChorusClient, type Bus, type Component } from '@chorus/bus';
 import type { ChorusConfig } from '@chorus/config';
 import { PinoNestLogger, type Logger } from '@chorus/observability';
 import { bodyParserErrors, requireJson, requireObjectBody } from './body.middleware';
+import { serveClientProxyQueries } from './client-proxy.gateway';
 import { dashboardDir, mountDashboard } from './dashboard.static';
 import { HttpErrorFilter, toInvalidRequest } from './http.errors';
 import { IngressModule } from './ingress.module';
@@ -54,6 +55,14 @@ export async function startIngress(bus: Bus, config: ChorusConfig, parentLog: Lo
   const address = app.getHttpServer().address() as { address: string; port: number };
   const host = address.address === '::' || address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+  const clientProxy = serveClientProxyQueries(bus, client, log, config.workflow.maxDeadlineMs);
   log.info({ url }, 'ingress listening');
-  return { name: INGRESS_AGENT, url, close: () => app.close() };
+  return {
+    name: INGRESS_AGENT,
+    url,
+    close: async () => {
+      await clientProxy.stop();
+      await app.close();
+    },
+  };
 }

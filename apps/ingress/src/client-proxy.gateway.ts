@@ -1,0 +1,34 @@
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { ChorusClient, serveNestPattern, type Bus, type Responder } from '@chorus/bus';
+import { DEFAULT_TENANT, flattenValidationErrors, isTerminalStatus } from '@chorus/envelope';
+import type { Logger } from '@chorus/observability';
+import { SubmitQueryDto } from './submit-query.dto';
+
+/** The pattern a NestJS app sends a query to: `client.send('chorus.query', {query, tenant_id, …})`. */
+export const CLIENT_PROXY_PATTERN = 'chorus.query';
+
+/**
+ * Lets any NestJS app with a stock `ClientProxy` (`Transport.NATS`) submit a query and receive the
+ * finished workflow: `send('chorus.query', {query, tenant_id?, profiles?, top_k?, deadline_ms?,
+ * require_all?})`. Invalid data is answered with an error naming every invalid field. Access is
+ * NATS's: the app's NATS credentials decide whether it may publish on `chorus.query`.
+ */
+export function serveClientProxyQueries(bus: Bus, client: ChorusClient, log: Logger, maxDeadlineMs: number): Responder {
+  return serveNestPattern(bus, CLIENT_PROXY_PATTERN, 'chorus-ingress', log, async (data) => {
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+      return { err: { status: 'error', message: 'data must be an object: {query, tenant_id?, …}', errors: [{ field: '$', messages: ['data must be an object'] }] } };
+    }
+    const dto = plainToInstance(SubmitQueryDto, data);
+    const errors = flattenValidationErrors(validateSync(dto, { whitelist: true, forbidNonWhitelisted: true }));
+    if (dto.deadline_ms !== undefined && dto.deadline_ms > maxDeadlineMs) {
+      errors.push({ field: 'deadline_ms', messages: [`deadline_ms must not be greater than ${maxDeadlineMs}`] });
+    }
+    if (errors.length > 0) return { err: { status: 'error', message: 'invalid query', errors } };
+    const { submitted, workflow } = await client.submitAndWait({ ...dto, tenant_id: dto.tenant_id ?? DEFAULT_TENANT });
+    if (!workflow || !isTerminalStatus(workflow.status)) {
+      return { err: { status: 'error', message: `workflow ${submitted.correlation_id} did not finish by its deadline`, correlation_id: submitted.correlation_id } };
+    }
+    return { response: workflow };
+  });
+}

@@ -1,0 +1,55 @@
+import type { Subscription } from '@nats-io/transport-node';
+import type { Logger } from '@chorus/observability';
+import type { Bus } from './nats.bus';
+import type { Responder } from './request-reply';
+
+/** A request as a stock NestJS `ClientProxy` (`Transport.NATS`) sends it with `send(pattern, data)`. */
+interface NestPacket {
+  id?: string;
+  pattern?: unknown;
+  data?: unknown;
+}
+
+/** An error a Nest client receives as `err` (it rejects the `send()` observable with it). */
+export interface NestError {
+  status: 'error';
+  message: string;
+  [key: string]: unknown;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Answers `client.send(pattern, data)` from any NestJS app that uses the stock NATS transport, in
+ * that transport's own packet format (`{id, pattern, data}` in, `{id, response|err, isDisposed}`
+ * out), so such apps can use Chorus without depending on Chorus code.
+ */
+export function serveNestPattern(
+  bus: Bus,
+  pattern: string,
+  queue: string,
+  log: Logger,
+  handle: (data: unknown) => Promise<{ response: unknown } | { err: NestError }>,
+): Responder {
+  const sub: Subscription = bus.nc.subscribe(pattern, {
+    queue,
+    callback: (err, msg) => {
+      if (err || !msg.reply) return;
+      void (async () => {
+        let packet: NestPacket = {};
+        let reply: Record<string, unknown>;
+        try {
+          packet = msg.json<NestPacket>();
+          const outcome = await handle(packet.data);
+          reply = { id: packet.id, ...outcome, isDisposed: true };
+        } catch (e) {
+          if (!(e instanceof SyntaxError)) log.error({ err: e, pattern }, 'Nest-compatible request failed');
+          const message = e instanceof SyntaxError ? `the request is not a JSON Nest packet: ${e.message}` : 'internal error';
+          reply = { id: packet.id, err: { status: 'error', message }, isDisposed: true };
+        }
+        msg.respond(encoder.encode(JSON.stringify(reply)));
+      })();
+    },
+  });
+  return { stop: async () => void (await sub.drain()) };
+}

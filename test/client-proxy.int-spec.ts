@@ -1,0 +1,42 @@
+import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microservices';
+import { firstValueFrom } from 'rxjs';
+import type { WorkflowView } from '@chorus/envelope';
+import { startChorusFixture, type ChorusFixture } from './chorus.fixture';
+
+/** A NestJS app that knows nothing of Chorus but its NATS address, using the stock NATS transport. */
+describe('stock NestJS ClientProxy', () => {
+  let f: ChorusFixture;
+  let client: ClientProxy;
+
+  beforeAll(async () => {
+    f = await startChorusFixture();
+    client = ClientProxyFactory.create({ transport: Transport.NATS, options: { servers: [f.nats.url] } });
+    await client.connect();
+  });
+  afterAll(async () => {
+    await client?.close();
+    await f?.stop();
+  });
+
+  it("ClientProxy - send('chorus.query', {query, tenant_id}) receives the finished workflow", async () => {
+    const workflow = await firstValueFrom(client.send<WorkflowView>('chorus.query', { query: 'how does chorus drop duplicates', tenant_id: 'default' }));
+    expect(workflow.status).toBe('completed');
+    expect(workflow.query).toBe('how does chorus drop duplicates');
+    expect(workflow.result?.results.length).toBeGreaterThan(0);
+    expect(workflow.steps.map((s) => s.message_type)).toEqual(['query', 'classification_result', 'execution_plan', 'tool_results', 'response']);
+  });
+
+  it('ClientProxy - invalid data is rejected with every invalid field', async () => {
+    await expect(firstValueFrom(client.send('chorus.query', { query: '', top_k: 0, nonsense: true }))).rejects.toEqual(
+      expect.objectContaining({
+        status: 'error',
+        message: 'invalid query',
+        errors: expect.arrayContaining([
+          expect.objectContaining({ field: 'query' }),
+          expect.objectContaining({ field: 'top_k' }),
+          expect.objectContaining({ field: 'nonsense' }),
+        ]),
+      }),
+    );
+  });
+});
