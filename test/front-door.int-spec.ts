@@ -153,3 +153,42 @@ describe('front door: OpenAPI', () => {
     );
   });
 });
+
+describe('front door: health and metrics', () => {
+  let f: ChorusFixture;
+
+  beforeAll(async () => {
+    f = await startChorusFixture();
+  });
+  afterAll(async () => {
+    await f?.stop();
+  });
+
+  it('health - /health is live, /ready checks NATS and the stream, /metrics is Prometheus with workflows, steps, duplicates and dead letters', async () => {
+    expect((await getJson(`${f.url}/health`)).body).toEqual({ status: 'ok' });
+    const ready = await getJson(`${f.url}/ready`);
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual(expect.objectContaining({ status: 'ready', stream: 'CHORUS_WF' }));
+    await postJson(`${f.url}/v1/queries?wait=true`, { query: 'what are metrics' });
+    await f.chorus.bus.js.publish('chorus.wf.default.query.bad-metrics', 'not an envelope');
+    await new Promise((r) => setTimeout(r, 300));
+    const res = await fetch(`${f.url}/metrics`);
+    expect(res.headers.get('content-type')).toMatch(/text\/plain/);
+    const text = await res.text();
+    /** The value of the sample `name` whose labels include `labels`, in any order. */
+    const sample = (name: string, labels: Record<string, string> = {}) => {
+      const line = text.split('\n').find((l) => {
+        const m = /^([a-z_]+)\{(.*)\} (\S+)$/.exec(l);
+        return m && m[1] === name && Object.entries(labels).every(([k, v]) => m[2].split(',').includes(`${k}="${v}"`));
+      });
+      return line === undefined ? undefined : Number(line.split(' ').pop());
+    };
+    expect(sample('chorus_workflows', { status: 'completed' })).toBe(1);
+    expect(sample('chorus_step_duration_seconds_count', { agent: 'search', message_type: 'execution_plan' })).toBe(1);
+    expect(sample('chorus_envelopes_total', { agent: 'responder', message_type: 'tool_results', outcome: 'ok' })).toBe(1);
+    expect(sample('chorus_envelopes_total', { agent: 'intent', message_type: 'query', outcome: 'invalid' })).toBe(1);
+    expect(sample('chorus_dead_letters')).toBe(1);
+    expect(sample('chorus_duplicates_dropped')).toBe(0);
+    expect(text).toMatch(/process_resident_memory_bytes/);
+  });
+});

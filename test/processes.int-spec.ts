@@ -15,7 +15,7 @@ describe('Chorus as processes', () => {
   });
 
   it('one process per app - each app runs alone and together they complete a query', async () => {
-    const env = { NATS_URL: nats.url, CHORUS_HTTP_PORT: '0', CHORUS_LOG_LEVEL: 'info' };
+    const env = { NATS_URL: nats.url, CHORUS_HTTP_PORT: '0', CHORUS_LOG_LEVEL: 'info', CHORUS_OPS_PORT: '0' };
     const agents = ['profile', 'hub', 'intent', 'planner', 'search', 'responder'].map((app) => startApp(app, env));
     apps.push(...agents);
     await Promise.all(agents.map((p) => p.waitFor(/ ready"/)));
@@ -30,6 +30,14 @@ describe('Chorus as processes', () => {
     expect(r.body.result.provenance.profiles_used.sort()).toEqual(['bm25', 'trigram']);
 
     for (const p of apps) expect(p.child.exitCode).toBeNull();
+
+    // Every app without an HTTP server of its own serves /health, /ready and /metrics.
+    const intent = agents[2];
+    const [, ops] = await intent.waitFor(/"url":"(http:\/\/[^"]+)","msg":"health, readiness and metrics listening"/);
+    expect(await (await fetch(`${ops}/health`)).json()).toEqual({ status: 'ok' });
+    expect((await fetch(`${ops}/ready`)).status).toBe(200);
+    const metrics = await (await fetch(`${ops}/metrics`)).text();
+    expect(metrics).toMatch(/chorus_envelopes_total\{[^}]*agent="intent"[^}]*outcome="ok"[^}]*\} 1/);
   });
 
   it('processes - stop gracefully on SIGTERM', async () => {

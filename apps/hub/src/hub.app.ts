@@ -9,6 +9,18 @@ import { HubService } from './hub.service';
 import { LedgerStore } from './ledger.store';
 
 export const LEDGER_EVENTS_STREAM = 'CHORUS_LEDGER';
+
+/** The exact totals as Prometheus gauges, read from the ledger events at scrape time. */
+function registerHubMetrics(bus: Bus, queries: HubQueries): void {
+  const totals = () => queries.stats().then((s) => s.totals);
+  bus.metrics.gauge('chorus_workflows', 'Workflows by status (active = not finished)', ['status'], async (set) => {
+    const t = await totals();
+    for (const status of ['completed', 'failed', 'timed_out', 'cancelled', 'active'] as const) set({ status }, t[status]);
+  });
+  bus.metrics.gauge('chorus_duplicates_dropped', 'Duplicate envelopes dropped, in the totals window', [], async (set) => set({}, (await totals()).duplicates_dropped));
+  bus.metrics.gauge('chorus_late_envelopes', 'Envelopes that arrived after their workflow finished', [], async (set) => set({}, (await totals()).late_envelopes));
+  bus.metrics.gauge('chorus_dead_letters', 'Dead letters stored', [], async (set) => set({}, (await totals()).dead_letters));
+}
 export const LEDGER_EVENTS_PREFIX = 'chorus.ledger';
 
 /**
@@ -25,6 +37,7 @@ export async function startHub(bus: Bus, config: ChorusConfig, parentLog: Logger
   const hub = new HubService(bus, ledger, events, log, { sweepIntervalMs: config.hub.sweepIntervalMs, recentCapacity: config.hub.recentCapacity });
   const queries = new HubQueries(bus, hub, ledger, events, log, config.hub.retentionMs);
   const reads = queries.serveReads();
+  registerHubMetrics(bus, queries);
   const lease = await LeaderLease.open(bus, { bucket: 'chorus_leases', name: HUB_AGENT, ttlMs: config.hub.leaseMs }, log);
 
   let active: { components: Component[]; responders: Responder[] } | undefined;

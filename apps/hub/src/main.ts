@@ -9,6 +9,7 @@ async function main(): Promise<void> {
   await runStandalone(log, { ...config.bus, name: 'chorus-hub' }, { name: 'hub', start: (bus) => startHub(bus, config, log) }, {
     // The hub records every envelope, finished workflows included: nothing to skip.
     trackFinished: false,
+    ops: config.ops,
   });
 }
 

@@ -1,4 +1,5 @@
-import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
+import { Controller, Get, Header, Res, ServiceUnavailableException } from '@nestjs/common';
+import type { Response } from 'express';
 import { ApiTags } from '@nestjs/swagger';
 import { Bus } from '@chorus/bus';
 import { errorBody } from './http.errors';
@@ -19,13 +20,17 @@ export class HealthController {
 
   /** NATS is connected and the workflow stream answers. */
   @Get('ready')
-  async ready(): Promise<{ status: 'ready'; nats: string; stream: string }> {
-    if (this.bus.nc.isClosed()) throw new ServiceUnavailableException(errorBody(503, 'NATS connection is closed'));
-    try {
-      await this.bus.jsm.streams.info(this.bus.options.workflowStream);
-    } catch (e) {
-      throw new ServiceUnavailableException(errorBody(503, `workflow stream is not reachable: ${(e as Error).message}`));
-    }
-    return { status: 'ready', nats: this.bus.nc.getServer(), stream: this.bus.options.workflowStream };
+  async ready(): Promise<Record<string, unknown>> {
+    const r = await this.bus.readiness();
+    if (!r.ready) throw new ServiceUnavailableException({ ...errorBody(503, 'not ready'), ...r.detail });
+    return { status: 'ready', ...r.detail };
+  }
+
+  /** Prometheus metrics of this process (every app in it, under `npm start`). */
+  @Get('metrics')
+  @Header('Cache-Control', 'no-store')
+  async metrics(@Res() res: Response): Promise<void> {
+    res.setHeader('Content-Type', this.bus.metrics.contentType);
+    res.send(await this.bus.metrics.text());
   }
 }

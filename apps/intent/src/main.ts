@@ -6,7 +6,7 @@ import { startIntent } from './intent.app';
 async function main(): Promise<void> {
   const config = parseChorusConfig(process.env, process.cwd());
   const log = createRootLogger({ name: 'intent', level: config.logLevel });
-  await runStandalone(log, { ...config.bus, name: 'chorus-intent' }, { name: 'intent', start: (bus) => startIntent(bus, config, log) });
+  await runStandalone(log, { ...config.bus, name: 'chorus-intent' }, { name: 'intent', start: (bus) => startIntent(bus, config, log) }, { ops: config.ops });
 }
 
 main().catch((e) => {

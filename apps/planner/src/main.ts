@@ -6,7 +6,7 @@ import { startPlanner } from './planner.app';
 async function main(): Promise<void> {
   const config = parseChorusConfig(process.env, process.cwd());
   const log = createRootLogger({ name: 'planner', level: config.logLevel });
-  await runStandalone(log, { ...config.bus, name: 'chorus-planner' }, { name: 'planner', start: (bus) => startPlanner(bus, config, log) });
+  await runStandalone(log, { ...config.bus, name: 'chorus-planner' }, { name: 'planner', start: (bus) => startPlanner(bus, config, log) }, { ops: config.ops });
 }
 
 main().catch((e) => {

@@ -7,7 +7,7 @@ import { startProfiles } from './profile.app';
 async function main(): Promise<void> {
   const config = parseChorusConfig(process.env, process.cwd());
   const log = createRootLogger({ name: 'profile', level: config.logLevel });
-  await runStandalone(log, { ...config.bus, name: 'chorus-profile' }, { name: 'profiles', start: (bus) => startProfiles(bus, config, log) });
+  await runStandalone(log, { ...config.bus, name: 'chorus-profile' }, { name: 'profiles', start: (bus) => startProfiles(bus, config, log) }, { ops: config.ops });
 }
 
 main().catch((e) => {

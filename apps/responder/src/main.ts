@@ -6,7 +6,7 @@ import { startResponder } from './responder.app';
 async function main(): Promise<void> {
   const config = parseChorusConfig(process.env, process.cwd());
   const log = createRootLogger({ name: 'responder', level: config.logLevel });
-  await runStandalone(log, { ...config.bus, name: 'chorus-responder' }, { name: 'responder', start: (bus) => startResponder(bus, config, log) });
+  await runStandalone(log, { ...config.bus, name: 'chorus-responder' }, { name: 'responder', start: (bus) => startResponder(bus, config, log) }, { ops: config.ops });
 }
 
 main().catch((e) => {

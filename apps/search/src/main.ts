@@ -6,7 +6,7 @@ import { startSearch } from './search.app';
 async function main(): Promise<void> {
   const config = parseChorusConfig(process.env, process.cwd());
   const log = createRootLogger({ name: 'search', level: config.logLevel });
-  await runStandalone(log, { ...config.bus, name: 'chorus-search' }, { name: 'search', start: (bus) => startSearch(bus, config, log) });
+  await runStandalone(log, { ...config.bus, name: 'chorus-search' }, { name: 'search', start: (bus) => startSearch(bus, config, log) }, { ops: config.ops });
 }
 
 main().catch((e) => {

@@ -83,6 +83,7 @@ export async function publishDeadLetter(bus: Bus, letter: DeadLetter): Promise<v
   h.set(ChorusHeaders.DeadLetterReason, letter.reason);
   if (letter.correlation_id) h.set(ChorusHeaders.CorrelationId, letter.correlation_id);
   const who = letter.reason === 'invalid_envelope' ? 'invalid' : letter.consumer;
+  bus.metrics.deadLetters.inc({ reason: letter.reason });
   await bus.js.publish(deadLetterSubject(letter.subject), encoder.encode(JSON.stringify(letter)), {
     msgID: `dlq.${bus.options.workflowStream}.${letter.stream_seq}.${who}`,
     headers: h,

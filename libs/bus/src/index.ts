@@ -26,7 +26,7 @@ export {
 } from './profile.registry';
 export { requestReply, serveRequests, type Reply, type Responder } from './request-reply';
 export { serveNestPattern, type NestError } from './nest-compat.gateway';
-export { runProcess, runStandalone, type Component, type RunningProcess } from './process.runtime';
+export { runProcess, runStandalone, type Component, type ProcessOptions, type RunningProcess } from './process.runtime';
 export { readWorkflowHistory, type HistoryEntry } from './workflow.history';
 export { AGENT_METADATA_KEY, discoverServices, registerAgentService, type DiscoveredService } from './service.directory';
 export { terminalStatusOf, watchWorkflow, type WorkflowEvent } from './workflow.watch';

@@ -89,6 +89,7 @@ export class JetStreamConsumer {
         ),
       );
       this.log.warn({ subject: m.subject, stream_seq: m.seq, errors: parsed.error.errors }, 'invalid envelope dead-lettered');
+      this.count(m.subject.split('.')[3] ?? 'unknown', 'invalid');
       return;
     }
     const envelope = parsed.value;
@@ -104,16 +105,19 @@ export class JetStreamConsumer {
     if (finished) {
       log.info({ workflow_status: finished }, `workflow already ${finished}; not starting work`);
       m.ack();
+      this.count(envelope.message_type, 'skipped');
       return;
     }
     const deadline = new Date(envelope.deadline);
     if (this.options.skipExpired && deadline.getTime() <= Date.now()) {
       log.info({ deadline: envelope.deadline }, 'workflow deadline has passed; not starting work');
       m.ack();
+      this.count(envelope.message_type, 'skipped');
       return;
     }
 
     const ctx = this.createContext(m, envelope, log, deadline, delivery);
+    const timer = this.bus.metrics.stepDuration.startTimer({ agent: this.options.agent, message_type: envelope.message_type });
     try {
       const outbound = toOutbound(await this.handler(envelope, ctx.context));
       await Promise.all(
@@ -123,9 +127,11 @@ export class JetStreamConsumer {
         }),
       );
       m.ack();
+      this.count(envelope.message_type, 'ok');
     } catch (error) {
-      await this.onHandlerError(m, envelope, error, log, delivery);
+      this.count(envelope.message_type, await this.onHandlerError(m, envelope, error, log, delivery));
     } finally {
+      timer();
       ctx.dispose();
     }
   }
@@ -158,13 +164,17 @@ export class JetStreamConsumer {
     };
   }
 
-  private async onHandlerError(m: JsMsg, envelope: Envelope, error: unknown, log: Logger, delivery: number): Promise<void> {
+  private count(messageType: string, outcome: 'ok' | 'retry' | 'failed' | 'invalid' | 'skipped'): void {
+    this.bus.metrics.envelopes.inc({ agent: this.options.agent, message_type: messageType, outcome });
+  }
+
+  private async onHandlerError(m: JsMsg, envelope: Envelope, error: unknown, log: Logger, delivery: number): Promise<'retry' | 'failed'> {
     const details = toErrorDetails(error);
     if (details.retry_possible && delivery < this.options.maxDeliver) {
       const delay = this.backoff(delivery);
       log.warn({ err: error, delivery, retry_in_ms: delay }, 'step failed; will retry');
       m.nak(delay);
-      return;
+      return 'retry';
     }
     log.error({ err: error, delivery }, 'step failed; giving up');
     await this.giveUp(m, async () => {
@@ -195,6 +205,7 @@ export class JetStreamConsumer {
         }),
       );
     });
+    return 'failed';
   }
 
   /** Runs the reporting, then terminates the message; if reporting fails, retries it later. */

@@ -19,7 +19,7 @@ import {
   type DuplicateNotice,
   type Envelope,
 } from '@chorus/envelope';
-import type { Logger } from '@chorus/observability';
+import { Metrics, type Logger } from '@chorus/observability';
 import type { BusOptions } from './bus.options';
 import { NatsUnreachableError, NoJetStreamError } from './bus.errors';
 import { FinishedWorkflows } from './finished-workflows';
@@ -58,9 +58,11 @@ export class Bus {
     readonly log: Logger,
     /** Workflows seen finishing, when this process runs agents (see {@link FinishedWorkflows}). */
     readonly finished: FinishedWorkflows | undefined,
+    /** This process's Prometheus metrics, which the bus and its consumers record into. */
+    readonly metrics: Metrics,
   ) {}
 
-  static async connect(options: BusOptions, log: Logger, extras: { trackFinished?: boolean } = {}): Promise<Bus> {
+  static async connect(options: BusOptions, log: Logger, extras: { trackFinished?: boolean; metrics?: Metrics } = {}): Promise<Bus> {
     const nc = await connectNats(options);
     let jsm: JetStreamManager;
     try {
@@ -70,7 +72,7 @@ export class Bus {
       throw new NoJetStreamError(options.servers, e);
     }
     const js = jetstream(nc, { timeout: options.requestTimeoutMs });
-    const bus = new Bus(nc, js, jsm, options, log, extras.trackFinished ? new FinishedWorkflows(nc) : undefined);
+    const bus = new Bus(nc, js, jsm, options, log, extras.trackFinished ? new FinishedWorkflows(nc) : undefined, extras.metrics ?? new Metrics(options.name));
     bus.watchStatus();
     return bus;
   }
@@ -139,7 +141,10 @@ export class Bus {
     h.set(ChorusHeaders.Agent, envelope.agent);
     if (envelope.traceparent) h.set(ChorusHeaders.Traceparent, envelope.traceparent);
     const ack = await this.js.publish(subject, encoder.encode(JSON.stringify(envelope)), { msgID: key, headers: h });
-    if (ack.duplicate && options.reportDuplicate !== false) await this.reportDuplicate(envelope, key, ack.seq);
+    if (ack.duplicate && options.reportDuplicate !== false) {
+      this.metrics.duplicatesReported.inc();
+      await this.reportDuplicate(envelope, key, ack.seq);
+    }
     return { seq: ack.seq, duplicate: ack.duplicate, idempotencyKey: key };
   }
 
@@ -158,6 +163,17 @@ export class Bus {
     const subject = duplicateNoticeSubject(envelope.tenant_id, envelope.message_type, envelope.correlation_id);
     // No Nats-Msg-Id: every dropped publish is its own notice, even of the very same envelope.
     await this.js.publish(subject, encoder.encode(JSON.stringify(notice)));
+  }
+
+  /** Readiness: connected, and the workflow stream answers. */
+  async readiness(): Promise<{ ready: boolean; detail: Record<string, unknown> }> {
+    if (this.nc.isClosed()) return { ready: false, detail: { nats: 'closed' } };
+    try {
+      await this.jsm.streams.info(this.options.workflowStream);
+      return { ready: true, detail: { nats: this.nc.getServer(), stream: this.options.workflowStream } };
+    } catch (e) {
+      return { ready: false, detail: { nats: this.nc.getServer(), stream: `unreachable: ${(e as Error).message}` } };
+    }
   }
 
   /** Resolves when the connection closes; rejects with the reason if it closed on an error. */

@@ -1,6 +1,17 @@
-import type { Logger } from '@chorus/observability';
+import { startOpsServer, type Logger } from '@chorus/observability';
 import type { BusOptions } from './bus.options';
 import { Bus } from './nats.bus';
+
+export interface ProcessOptions {
+  /** Exit the process after a graceful shutdown on SIGINT/SIGTERM (default true). */
+  exitOnSignal?: boolean;
+  /** Runs after the bus is drained (e.g. stop a nats-server the process started). */
+  afterShutdown?: () => Promise<void>;
+  /** Track finished workflows so agents skip them (default true; the hub needs not). */
+  trackFinished?: boolean;
+  /** Serve /health, /ready and /metrics on this address. */
+  ops?: { host: string; port: number };
+}
 
 /** Something a process starts and must stop on shutdown. */
 export interface Component {
@@ -24,7 +35,7 @@ export async function runProcess(
   log: Logger,
   busOptions: BusOptions,
   starters: Array<{ name: string; start: (bus: Bus) => Promise<Component> }>,
-  options: { exitOnSignal?: boolean; afterShutdown?: () => Promise<void>; trackFinished?: boolean } = {},
+  options: ProcessOptions = {},
 ): Promise<RunningProcess & { failed: Array<{ name: string; error: unknown }> }> {
   const bus = await Bus.connect(busOptions, log, { trackFinished: options.trackFinished ?? true });
   await bus.ensureTopology();
@@ -37,6 +48,10 @@ export async function runProcess(
       log.error({ err: error, component: starter.name }, `${starter.name} failed to start`);
       failed.push({ name: starter.name, error });
     }
+  }
+  if (options.ops) {
+    const ops = await startOpsServer(options.ops, bus.metrics, () => bus.readiness(), log);
+    components.push({ name: 'ops', close: () => ops.close() });
   }
   let stopping: Promise<void> | undefined;
   const shutdown = (reason: string) => {
@@ -73,7 +88,7 @@ export async function runStandalone(
   log: Logger,
   busOptions: BusOptions,
   starter: { name: string; start: (bus: Bus) => Promise<Component> },
-  options: { trackFinished?: boolean } = {},
+  options: ProcessOptions = {},
 ): Promise<RunningProcess> {
   const running = await runProcess(log, busOptions, [starter], options);
   if (running.failed.length > 0) {

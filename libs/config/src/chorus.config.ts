@@ -30,6 +30,8 @@ export interface ChorusConfig {
   profiles: string[];
   /** The apps `npm start` runs in its one process (all of them by default). */
   apps: string[];
+  /** Where an app without an HTTP server of its own serves /health, /ready and /metrics (off when absent). */
+  ops: { host: string; port: number } | undefined;
   search: {
     rrfK: number;
     rankWindow: number;
@@ -114,6 +116,9 @@ export function parseChorusConfig(env: Readonly<Record<string, string | undefine
     },
     corpusPath: corpus ? (isAbsolute(corpus) ? corpus : resolve(root, corpus)) : undefined,
     profiles: r.list('CHORUS_PROFILES', ['bm25', 'trigram'], PROFILE_NAME_PATTERN),
+    ops: r.optional('CHORUS_OPS_PORT') === undefined
+      ? undefined
+      : { host: r.string('CHORUS_OPS_HOST', '127.0.0.1'), port: r.int('CHORUS_OPS_PORT', 0, 0, 65535) },
     apps: r.list('CHORUS_APPS', [...ALL_APPS], new RegExp(`^(${ALL_APPS.join('|')})$`)),
     search: {
       rrfK: r.number('CHORUS_RRF_K', 60, 0, 10_000),

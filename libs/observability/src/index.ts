@@ -6,4 +6,6 @@ export {
   type Logger,
   type LoggerOptions,
 } from './logger';
+export { Metrics } from './metrics';
 export { PinoNestLogger } from './nest-logger';
+export { startOpsServer, type Readiness } from './ops.server';

@@ -1,0 +1,66 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * The Prometheus metrics of one process. Every app records what it does (envelopes handled, step
+ * durations, dead letters, duplicates); the hub adds the workflow totals, which are exact because
+ * they come from its counted ledger events.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+
+  /** Envelopes a consumer finished with: ok, retry, failed (given up), invalid, skipped. */
+  readonly envelopes = new Counter({
+    name: 'chorus_envelopes_total',
+    help: 'Envelopes handled by agents of this process, by agent, message type and outcome',
+    labelNames: ['agent', 'message_type', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  /** How long handlers took, per agent and message type. */
+  readonly stepDuration = new Histogram({
+    name: 'chorus_step_duration_seconds',
+    help: 'Handler duration per agent and message type',
+    labelNames: ['agent', 'message_type'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  readonly deadLetters = new Counter({
+    name: 'chorus_dead_letters_published_total',
+    help: 'Dead letters this process published, by reason',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly duplicatesReported = new Counter({
+    name: 'chorus_duplicates_reported_total',
+    help: 'Publishes of this process that the workflow stream dropped as duplicates',
+    registers: [this.registry],
+  });
+
+  constructor(app: string) {
+    this.registry.setDefaultLabels({ app });
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** A gauge whose value is read at scrape time (the hub's totals). */
+  gauge(name: string, help: string, labelNames: string[], collect: (set: (labels: Record<string, string>, value: number) => void) => Promise<void>): void {
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      async collect() {
+        await collect((labels, value) => this.set(labels, value));
+      },
+    });
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}
