@@ -1,5 +1,5 @@
 // @swc/jest compiles our TypeScript (legacy decorators + metadata) and the ESM-only packages in
-// node_modules: Nest 12, uuid >= 12 and stemmer are ESM-only, and Jest on Node 20 cannot require(esm).
+// node_modules: Nest 12, uuid >= 12, stemmer and jose (under @a2a-js/sdk) are ESM-only, and Jest on Node 20 cannot require(esm).
 const swc = {
   jsc: {
     parser: { syntax: 'typescript', decorators: true },
@@ -16,7 +16,7 @@ const common = {
   rootDir: '.',
   testEnvironment: 'node',
   transform: { '^.+\\.(t|j)s$': ['@swc/jest', swc] },
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|uuid|file-type|stemmer)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|uuid|file-type|stemmer|jose)/)'],
   moduleNameMapper: { '^@chorus/([a-z-]+)$': '<rootDir>/libs/$1/src' },
   // Decorated contract classes need design-time metadata even when a spec imports them directly.
   setupFiles: ['reflect-metadata'],

@@ -7,7 +7,9 @@ import type { ChorusConfig } from '@chorus/config';
 import { PinoNestLogger, type Logger } from '@chorus/observability';
 import { bodyParserErrors, requireJson, requireObjectBody } from './body.middleware';
 import { serveClientProxyQueries } from './client-proxy.gateway';
+import { mountA2A } from './a2a/a2a.mount';
 import { dashboardDir, mountDashboard } from './dashboard.static';
+import { ApiKeys } from './tenant.guard';
 import { HttpErrorFilter, toInvalidRequest } from './http.errors';
 import { IngressModule } from './ingress.module';
 import { mountOpenApi } from './openapi';
@@ -41,6 +43,8 @@ export async function startIngress(bus: Bus, config: ChorusConfig, parentLog: Lo
       autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/ready' },
     }),
   );
+  let url = config.publicUrl ?? '';
+  mountA2A(app, { bus, client, keys: new ApiKeys(config.http.apiKeys), log, publicUrl: () => url });
   if (!mountDashboard(app, config.root)) log.warn({ dir: dashboardDir(config.root) }, 'dashboard files not found; GET / will be 404');
   app.use(requireJson);
   app.useBodyParser('json', { limit: config.http.bodyLimitBytes });
@@ -54,12 +58,13 @@ export async function startIngress(bus: Bus, config: ChorusConfig, parentLog: Lo
   await app.listen(config.http.port, config.http.host);
   const address = app.getHttpServer().address() as { address: string; port: number };
   const host = address.address === '::' || address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+  const listening = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+  url ||= listening;
   const clientProxy = serveClientProxyQueries(bus, client, log, config.workflow.maxDeadlineMs);
-  log.info({ url }, 'ingress listening');
+  log.info({ url: listening }, 'ingress listening');
   return {
     name: INGRESS_AGENT,
-    url,
+    url: listening,
     close: async () => {
       await clientProxy.stop();
       await app.close();

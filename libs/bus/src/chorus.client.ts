@@ -53,6 +53,8 @@ export interface Submitted {
 export interface SubmitOptions {
   /** The same key (per tenant) returns the same workflow instead of starting another. */
   idempotencyKey?: string;
+  /** Use this correlation id (an A2A task id, say) instead of minting one. */
+  correlationId?: string;
   /** A W3C traceparent to continue (from an HTTP request). */
   traceparent?: string | null;
   /** Called once the query is stored in the stream. */
@@ -221,9 +223,11 @@ export class ChorusClient {
     };
     const envelope = createEnvelope({
       messageType: 'query',
-      correlationId: options.idempotencyKey
-        ? correlationIdForIdempotencyKey(request.tenant_id, options.idempotencyKey)
-        : createCorrelationId(payload, this.options.correlation),
+      correlationId:
+        options.correlationId ??
+        (options.idempotencyKey
+          ? correlationIdForIdempotencyKey(request.tenant_id, options.idempotencyKey)
+          : createCorrelationId(payload, this.options.correlation)),
       tenantId: request.tenant_id,
       agent: this.options.agent,
       status: 'pending',

@@ -28,6 +28,8 @@ export interface ChorusConfig {
   corpusPath: string | undefined;
   /** Profiles this deployment runs (and the planner may choose). */
   profiles: string[];
+  /** The ingress's address as clients reach it (the A2A agent card names it); its listen address otherwise. */
+  publicUrl: string | undefined;
   /** The apps `npm start` runs in its one process (all of them by default). */
   apps: string[];
   /** Where an app without an HTTP server of its own serves /health, /ready and /metrics (off when absent). */
@@ -116,6 +118,7 @@ export function parseChorusConfig(env: Readonly<Record<string, string | undefine
     },
     corpusPath: corpus ? (isAbsolute(corpus) ? corpus : resolve(root, corpus)) : undefined,
     profiles: r.list('CHORUS_PROFILES', ['bm25', 'trigram'], PROFILE_NAME_PATTERN),
+    publicUrl: r.optional('CHORUS_PUBLIC_URL')?.replace(/\/+$/, ''),
     ops: r.optional('CHORUS_OPS_PORT') === undefined
       ? undefined
       : { host: r.string('CHORUS_OPS_HOST', '127.0.0.1'), port: r.int('CHORUS_OPS_PORT', 0, 0, 65535) },

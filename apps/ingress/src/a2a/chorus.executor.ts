@@ -1,0 +1,97 @@
+import { TaskState } from '@a2a-js/sdk';
+import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import { ChorusClient, watchWorkflow, type Bus } from '@chorus/bus';
+import { InvalidEnvelopeError, type WorkflowView } from '@chorus/envelope';
+import type { Logger } from '@chorus/observability';
+import { agentMessage, artifactsOf, endingOf, TASK_STATE_OF, textOf } from './a2a.mapping';
+import type { A2AUser } from './a2a.user';
+
+/**
+ * Runs each A2A task as one Chorus workflow (the task id is the correlation id): a Task, a
+ * `working` status update for every step as the agents publish it, the answer and the ranked
+ * results as artifacts, then exactly one terminal status — completed, failed (a failure or a
+ * timeout, with the reason) or canceled.
+ */
+export class ChorusExecutor implements AgentExecutor {
+  /** Tenants of the tasks running in this process: `cancelTask` is not told whose task it is. */
+  private readonly running = new Map<string, string>();
+
+  constructor(
+    private readonly bus: Bus,
+    private readonly client: ChorusClient,
+    private readonly log: Logger,
+  ) {}
+
+  async execute(ctx: RequestContext, events: ExecutionEventBus): Promise<void> {
+    const { taskId, contextId } = ctx;
+    const tenant = (ctx.context?.user as A2AUser | undefined)?.tenant;
+    const status = (state: TaskState, text?: string) =>
+      events.publish(
+        AgentEvent.statusUpdate({ taskId, contextId, metadata: undefined, status: { state, timestamp: new Date().toISOString(), message: text ? agentMessage(taskId, contextId, text) : undefined } }),
+      );
+    events.publish(
+      AgentEvent.task({
+        id: taskId,
+        contextId,
+        status: { state: TaskState.TASK_STATE_SUBMITTED, timestamp: new Date().toISOString(), message: undefined },
+        artifacts: [],
+        history: [],
+        metadata: { correlation_id: taskId, status_url: `/v1/workflows/${taskId}` },
+      }),
+    );
+    if (!tenant) return status(TaskState.TASK_STATE_FAILED, 'no tenant for this request');
+    const query = textOf(ctx.userMessage);
+    if (!query) return status(TaskState.TASK_STATE_FAILED, 'the message has no text to search for');
+
+    this.running.set(taskId, tenant);
+    try {
+      try {
+        await this.client.submit({ query, tenant_id: tenant }, { correlationId: taskId });
+      } catch (e) {
+        if (e instanceof InvalidEnvelopeError) {
+          return status(TaskState.TASK_STATE_FAILED, `invalid query: ${e.errors.map((f) => `${f.field}: ${f.messages.join('; ')}`).join(' | ')}`);
+        }
+        throw e;
+      }
+      for await (const event of watchWorkflow(this.bus, tenant, taskId, { since: new Date(Date.now() - 60_000) })) {
+        if (event.kind === 'terminal') {
+          const view = await this.client.settled(taskId, tenant);
+          if (view) this.finish(view, taskId, contextId, events);
+          else status(TASK_STATE_OF[event.status], `workflow ${event.status}`);
+          return;
+        }
+        const e = event.envelope;
+        if (e.message_type === 'query' || e.message_type === 'status_update') continue;
+        status(TaskState.TASK_STATE_WORKING, `${e.agent}: ${e.message_type.replace('_', ' ')}`);
+      }
+    } finally {
+      this.running.delete(taskId);
+    }
+  }
+
+  /** Publishes the artifacts of a completed workflow, then its one terminal status. */
+  private finish(view: WorkflowView, taskId: string, contextId: string, events: ExecutionEventBus): void {
+    for (const artifact of artifactsOf(view)) {
+      events.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact, append: false, lastChunk: true, metadata: undefined }));
+    }
+    const ending = endingOf(view);
+    events.publish(
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId,
+        metadata: { degraded: view.degraded },
+        status: { state: TASK_STATE_OF[view.status], timestamp: view.finished_at ?? new Date().toISOString(), message: ending ? agentMessage(taskId, contextId, ending) : undefined },
+      }),
+    );
+  }
+
+  /** Called for a task running in this process: cancel its workflow; `execute` then ends it canceled. */
+  async cancelTask(taskId: string): Promise<void> {
+    const tenant = this.running.get(taskId);
+    const view = tenant ? await this.client.workflow(taskId, tenant) : null;
+    if (view) {
+      await this.client.cancel(view, 'cancelled through A2A tasks/cancel');
+      this.log.info({ correlation_id: taskId }, 'A2A task cancel requested');
+    }
+  }
+}

@@ -1,0 +1,64 @@
+import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
+import { TaskState } from '@a2a-js/sdk';
+import { ChorusClient } from '@chorus/bus';
+import { CORRELATION_ID_PATTERN, isTerminalStatus } from '@chorus/envelope';
+import type { Logger } from '@chorus/observability';
+import { taskOf, type Task } from './a2a.mapping';
+import type { A2AUser } from './a2a.user';
+
+const MAX_SNAPSHOTS = 10_000;
+
+/**
+ * Tasks whose truth is Chorus: a task is its workflow. The snapshots the SDK saves while this
+ * process runs a task (its history and artifacts, ending with the executor's own terminal update)
+ * are kept in a bounded cache; any other task is read from its workflow, so `tasks/get` answers for
+ * workflows another replica ran or that started before a restart. A cancel saved for a task running
+ * elsewhere is passed on to Chorus.
+ */
+export class ChorusTaskStore implements TaskStore {
+  private readonly snapshots = new Map<string, Task>();
+
+  constructor(
+    private readonly client: ChorusClient,
+    private readonly log: Logger,
+  ) {}
+
+  async save(task: Task, ctx?: ServerCallContext): Promise<void> {
+    const tenant = tenantOf(ctx);
+    const key = `${tenant}\u0000${task.id}`;
+    this.snapshots.delete(key);
+    this.snapshots.set(key, structuredClone(task));
+    if (this.snapshots.size > MAX_SNAPSHOTS) this.snapshots.delete(this.snapshots.keys().next().value as string);
+    if (task.status?.state === TaskState.TASK_STATE_CANCELED && CORRELATION_ID_PATTERN.test(task.id)) {
+      const view = await this.client.workflow(task.id, tenant);
+      if (view && !isTerminalStatus(view.status)) {
+        await this.client.cancel(view, 'cancelled through A2A tasks/cancel');
+        this.log.info({ correlation_id: task.id }, 'A2A cancel passed on to Chorus');
+      }
+    }
+  }
+
+  async load(taskId: string, ctx?: ServerCallContext): Promise<Task | undefined> {
+    if (!CORRELATION_ID_PATTERN.test(taskId)) return undefined;
+    const tenant = tenantOf(ctx);
+    const snapshot = this.snapshots.get(`${tenant}\u0000${taskId}`);
+    if (snapshot) return structuredClone(snapshot);
+    const view = await this.client.workflow(taskId, tenant);
+    return view ? taskOf(view, taskId) : undefined;
+  }
+
+  async list(params: { pageSize?: number }, ctx?: ServerCallContext) {
+    const tenant = tenantOf(ctx);
+    const page = await this.client.list({ tenant_id: tenant, limit: Math.min(params.pageSize ?? 50, 100) });
+    const tasks: Task[] = [];
+    for (const row of page.workflows) {
+      const task = await this.load(row.correlation_id, ctx);
+      if (task) tasks.push(task);
+    }
+    return { tasks, nextPageToken: '', pageSize: tasks.length, totalSize: tasks.length };
+  }
+}
+
+function tenantOf(ctx?: ServerCallContext): string {
+  return (ctx?.user as A2AUser | undefined)?.tenant ?? 'default';
+}

@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import { Role, TaskState } from '@a2a-js/sdk';
+import { ClientFactory, ClientFactoryOptions, type Client } from '@a2a-js/sdk/client';
+import { startProfiles } from '../apps/profile/src';
+import { startChorusFixture, stopApp, type ChorusFixture } from './chorus.fixture';
+
+const message = (text: string) => ({
+  messageId: randomUUID(),
+  role: Role.ROLE_USER,
+  parts: [{ content: { $case: 'text' as const, value: text } }],
+}) as never;
+
+const textOf = (parts: Array<{ content?: { $case: string; value?: unknown } }> = []) =>
+  parts.map((p) => (p.content?.$case === 'text' ? String(p.content.value) : '')).join('');
+
+/** The official @a2a-js/sdk client against Chorus's A2A surface. */
+describe('A2A', () => {
+  let f: ChorusFixture;
+  let client: Client;
+  const KEY = 'a2a-test-key-0123456789';
+
+  beforeAll(async () => {
+    f = await startChorusFixture({ CHORUS_API_KEYS: `${KEY}:acme`, CHORUS_RETRY_BASE_MS: '100', CHORUS_RETRY_MAX_MS: '300', CHORUS_MAX_DELIVER: '20' });
+    const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      clientConfig: {
+        interceptors: [
+          {
+            async before(args: { options: { serviceParameters: Record<string, string> } }) {
+              args.options.serviceParameters.Authorization = `Bearer ${KEY}`;
+            },
+            async after() {},
+          },
+        ],
+      },
+    } as never);
+    client = await new ClientFactory(options).createFromUrl(f.url);
+  });
+  afterAll(async () => {
+    await f?.stop();
+  });
+
+  it('A2A - the agent card is built from the running agents and profiles', async () => {
+    const card = await (await fetch(`${f.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })).json() as any;
+    expect(card.name).toBe('Chorus');
+    expect(card.capabilities.streaming).toBe(true);
+    expect(card.supportedInterfaces[0]).toEqual(expect.objectContaining({ url: `${f.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }));
+    expect(card.skills[0].tags).toEqual(expect.arrayContaining(['bm25', 'trigram']));
+    expect(card.description).toMatch(/intent → planner → search → responder/);
+  });
+
+  it('A2A - message/send returns a completed task whose id is the workflow, with the answer and the results', async () => {
+    const task = (await client.sendMessage({ message: message('how does chorus drop duplicates') } as never)) as any;
+    expect('messageId' in task).toBe(false);
+    expect(task.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    const answer = task.artifacts.find((a: { artifactId: string }) => a.artifactId === 'answer');
+    expect(textOf(answer.parts).length).toBeGreaterThan(10);
+    const results = task.artifacts.find((a: { artifactId: string }) => a.artifactId === 'results');
+    expect(results.parts[0].content.value.results.length).toBeGreaterThan(0);
+    const workflow = await (await fetch(`${f.url}/v1/workflows/${task.id}`, { headers: { authorization: `Bearer ${KEY}` } })).json() as any;
+    expect(workflow.status).toBe('completed');
+    expect(workflow.tenant_id).toBe('acme');
+  });
+
+  it('A2A - message/stream: the task, working updates per step, the artifacts, then exactly one terminal update', async () => {
+    const events: Array<{ $case: string; value: any }> = [];
+    for await (const event of client.sendMessageStream({ message: message('what does the correlation hub keep') } as never)) {
+      events.push((event as any).payload);
+    }
+    expect(events[0].$case).toBe('task');
+    const updates = events.filter((e) => e.$case === 'statusUpdate').map((e) => e.value.status.state);
+    const terminal = updates.filter((s) => [TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED].includes(s));
+    expect(terminal).toEqual([TaskState.TASK_STATE_COMPLETED]);
+    expect(updates[updates.length - 1]).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(updates.filter((s) => s === TaskState.TASK_STATE_WORKING).length).toBeGreaterThanOrEqual(4);
+    expect(events.filter((e) => e.$case === 'artifactUpdate').map((e) => e.value.artifact.artifactId)).toEqual(['answer', 'results']);
+    const workingTexts = events.filter((e) => e.$case === 'statusUpdate' && e.value.status.message).map((e) => textOf(e.value.status.message.parts));
+    expect(workingTexts).toEqual(expect.arrayContaining(['intent: classification result', 'responder: response']));
+  });
+
+  it('A2A - tasks/get answers from the workflow; another tenant gets task-not-found', async () => {
+    const sent = (await client.sendMessage({ message: message('what is a tenant') } as never)) as any;
+    const got = (await client.getTask({ id: sent.id } as never)) as any;
+    expect(got.id).toBe(sent.id);
+    expect(got.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(got.artifacts.length).toBe(2);
+    await expect(client.getTask({ id: 'no-such-task' } as never)).rejects.toMatchObject({ name: 'TaskNotFoundError' });
+  });
+
+  it('A2A - tasks/cancel cancels the workflow; the stream ends canceled, exactly once', async () => {
+    await stopApp(f, 'profiles'); // the search step now waits and retries: the task stays working
+    const events: Array<{ $case: string; value: any }> = [];
+    let cancelled: Promise<unknown> | undefined;
+    for await (const event of client.sendMessageStream({ message: message('this one will be cancelled') } as never)) {
+      const payload = (event as any).payload;
+      events.push(payload);
+      if (!cancelled && payload.$case === 'statusUpdate' && payload.value.status.state === TaskState.TASK_STATE_WORKING) {
+        cancelled = client.cancelTask({ id: payload.value.taskId } as never);
+      }
+    }
+    const result = (await cancelled) as any;
+    expect(result.status.state).toBe(TaskState.TASK_STATE_CANCELED);
+    const terminal = events.filter((e) => e.$case === 'statusUpdate').map((e) => e.value.status.state).filter((s) => s !== TaskState.TASK_STATE_WORKING);
+    expect(terminal).toEqual([TaskState.TASK_STATE_CANCELED]);
+    const workflow = await (await fetch(`${f.url}/v1/workflows/${result.id}`, { headers: { authorization: `Bearer ${KEY}` } })).json() as any;
+    expect(workflow.status).toBe('cancelled');
+    f.chorus.components.push(await startProfiles(f.chorus.bus, f.config, f.log));
+  });
+
+  it('A2A - a request without a key is refused', async () => {
+    const res = await fetch(`${f.url}/a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } }),
+    });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as any).error.message).toMatch(/API key/);
+  });
+
+  it('A2A - the 0.3 method names work too (message/send without a version header)', async () => {
+    const res = await fetch(`${f.url}/a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'message/send',
+        params: { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'what is a profile' }] } },
+      }),
+    });
+    const body = (await res.json()) as any;
+    expect(body.error).toBeUndefined();
+    expect(body.result.kind).toBe('task');
+    expect(body.result.status.state).toBe('completed');
+  });
+});
