@@ -1,7 +1,9 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { startChorusFixture, type ChorusFixture } from './chorus.fixture';
+import { waitFor } from '@chorus/testing';
+import { startResponder } from '../apps/responder/src';
+import { getJson, startChorusFixture, stopApp, type ChorusFixture } from './chorus.fixture';
 
 const run = promisify(execFile);
 const BIN = join(__dirname, '..', 'bin', 'chorus.js');
@@ -60,6 +62,43 @@ describe('chorus CLI, end to end', () => {
 
     const text = await chorus(f, 'history', id);
     expect(text.stdout).toMatch(/response\s+responder/);
+  });
+
+  it('chorus watch - follows a workflow step by step until it ends, then shows it', async () => {
+    const q = await chorus(f, 'query', 'how does the planner choose profiles', '--json');
+    const id = JSON.parse(q.stdout.split('\n')[0]).correlation_id as string;
+    const w = await chorus(f, 'watch', id);
+    expect(w.code).toBe(0);
+    const lines = w.stdout.split('\n');
+    const order = ['query', 'classification_result', 'execution_plan', 'tool_results', 'response', 'status_update'].map((t) =>
+      lines.findIndex((l) => new RegExp(`^  \\+\\d+ ms\\s+${t}\\s`).test(l)),
+    );
+    expect(order.every((i) => i >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(w.stdout).toMatch(/execution_plan\s+planner\s+success\s+COMPLEX: bm25, trigram/);
+    expect(w.stdout).toMatch(/^status: completed/m);
+  });
+
+  it('chorus list and cancel - recent workflows; a running one is cancelled, a finished one cannot be', async () => {
+    await chorus(f, 'query', 'something to list', '--wait');
+    const list = await chorus(f, 'list', '--json', '--status', 'completed');
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.stdout).workflows.length).toBeGreaterThan(0);
+
+    await stopApp(f, 'responder'); // the workflow then waits for a response until its deadline
+    const q = await chorus(f, 'query', 'this one gets cancelled', '--json', '--deadline-ms', '20000');
+    const id = JSON.parse(q.stdout.split('\n')[0]).correlation_id as string;
+    await waitFor(async () => (await getJson(`${f.url}/v1/workflows/${id}`)).body.steps?.length === 4, { what: 'the workflow waiting for its response' });
+    const cancel = await chorus(f, 'cancel', id);
+    expect({ code: cancel.code, stderr: cancel.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(cancel.stdout).toMatch(`cancel requested for ${id}`);
+    const status = await chorus(f, 'watch', id, '--json');
+    expect(JSON.parse(status.stdout.split('\n').filter(Boolean).pop()!).status).toBe('cancelled');
+    const again = await chorus(f, 'cancel', id);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/already finished \(cancelled\)/);
+    f.chorus.components.push(await startResponder(f.chorus.bus, f.config, f.log));
+    expect((await getJson(`${f.url}/v1/workflows/${id}`)).body.status).toBe('cancelled');
   });
 
   it('chorus - clear errors: usage (exit 2), unknown workflow (exit 1), unreachable NATS (exit 3)', async () => {

@@ -8,6 +8,7 @@ Commands:
                       submit a query; prints its correlation id, then (with --wait) the result
   status <id>         the workflow's status, steps and result
   history <id>        the workflow's envelopes, in stream order
+  watch <id>          follow the workflow live, step by step, until it ends
   list [--status S] [--limit N] [--tenant T]
                       recent workflows
   cancel <id>         cancel a workflow
@@ -20,7 +21,7 @@ Options:
 Exit codes: 0 completed/ok, 1 workflow failed, timed out or cancelled, 2 usage error, 3 Chorus unreachable.`;
 
 export interface CliArgs {
-  command: 'query' | 'status' | 'history' | 'list' | 'cancel' | 'help';
+  command: 'query' | 'status' | 'history' | 'watch' | 'list' | 'cancel' | 'help';
   positional: string[];
   wait: boolean;
   requireAll: boolean;
@@ -40,7 +41,7 @@ export class UsageError extends Error {
   readonly code = 'USAGE';
 }
 
-const COMMANDS = ['query', 'status', 'history', 'list', 'cancel', 'help'] as const;
+const COMMANDS = ['query', 'status', 'history', 'watch', 'list', 'cancel', 'help'] as const;
 
 export function parseCliArgs(argv: string[]): CliArgs {
   let parsed;
@@ -72,7 +73,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
   const [command, ...positional] = positionals;
   if (values.help || command === undefined) return { ...defaults(), command: 'help' };
   if (!(COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command: ${command}`);
-  const needsOne = command === 'query' || command === 'status' || command === 'history' || command === 'cancel';
+  const needsOne = ['query', 'status', 'history', 'watch', 'cancel'].includes(command);
   if (needsOne && positional.length !== 1) {
     throw new UsageError(command === 'query' ? 'query needs exactly one argument: the query text, in quotes' : `${command} needs exactly one argument: a correlation id`);
   }

@@ -4,10 +4,13 @@ import { DEFAULT_TENANT, InvalidEnvelopeError, isTerminalStatus, type WorkflowSt
 import { createRootLogger } from '@chorus/observability';
 import { parseCliArgs, USAGE, type CliArgs } from './cli.args';
 import { renderHistory, renderList, renderWorkflow } from './cli.render';
+import { watch } from './cli.watch';
 
 export interface CliIo {
   stdout: (line: string) => void;
   stderr: (line: string) => void;
+  /** Rewrites a live status line when stdout is a terminal. */
+  live?: (text: string) => void;
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
 }
@@ -46,7 +49,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     terminalGraceMs: config.workflow.terminalGraceMs,
   });
   try {
-    return await execute(args, client, io);
+    return await execute(args, client, io, bus);
   } catch (e) {
     if (e instanceof InvalidEnvelopeError) {
       io.stderr(`chorus: invalid query:\n${e.errors.map((f) => `  ${f.field}: ${f.messages.join('; ')}`).join('\n')}`);
@@ -63,7 +66,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-async function execute(args: CliArgs, client: ChorusClient, io: CliIo): Promise<number> {
+async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus): Promise<number> {
   const print = (value: unknown, text: () => string) => io.stdout(args.json ? JSON.stringify(value, null, 2) : text());
   const tenant = args.tenant ?? DEFAULT_TENANT;
   switch (args.command) {
@@ -103,6 +106,12 @@ async function execute(args: CliArgs, client: ChorusClient, io: CliIo): Promise<
       if (!history) return notFound(io, args.positional[0]);
       print(history, () => renderHistory(history));
       return ExitCodes.Ok;
+    }
+    case 'watch': {
+      const workflow = await client.workflow(args.positional[0], tenant);
+      if (!workflow) return notFound(io, args.positional[0]);
+      const finished = await watch(bus, client, workflow, { stdout: io.stdout, live: args.json ? undefined : io.live }, args.json);
+      return finished ? exitFor(finished) : ExitCodes.WorkflowNotCompleted;
     }
     case 'list': {
       const list = await client.list({ tenant_id: tenant, status: args.status as WorkflowStatus | undefined, limit: args.limit });

@@ -4,6 +4,7 @@ import { runCli } from './cli';
 runCli(process.argv.slice(2), {
   stdout: (line) => console.log(line),
   stderr: (line) => console.error(line),
+  live: process.stdout.isTTY ? (text) => process.stdout.write(`\r\x1b[2K${text}`) : undefined,
   env: process.env,
   cwd: process.cwd(),
 }).then((code) => {
