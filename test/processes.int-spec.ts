@@ -15,7 +15,7 @@ describe('Chorus as processes', () => {
   });
 
   it('one process per app - each app runs alone and together they complete a query', async () => {
-    const env = { NATS_URL: nats.url, CHORUS_HTTP_PORT: '0', CHORUS_LOG_LEVEL: 'info', CHORUS_OPS_PORT: '0' };
+    const env = { NATS_URL: nats.url, CHORUS_HTTP_PORT: '0', CHORUS_LOG_LEVEL: 'debug', CHORUS_OPS_PORT: '0' };
     const agents = ['profile', 'hub', 'intent', 'planner', 'search', 'responder'].map((app) => startApp(app, env));
     apps.push(...agents);
     await Promise.all(agents.map((p) => p.waitFor(/ ready"/)));
@@ -24,12 +24,29 @@ describe('Chorus as processes', () => {
     const [, url] = await ingress.waitFor(/"url":"(http:\/\/[^"]+)","msg":"ingress listening"/);
     await ingress.waitFor(/ingress ready/);
 
-    const r = await postJson(`${url}/v1/queries?wait=true`, { query: 'how does the search worker fuse rankings' });
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const r = await postJson(`${url}/v1/queries?wait=true`, { query: 'how does the search worker fuse rankings' }, { traceparent: `00-${traceId}-00f067aa0ba902b7-01` });
     expect(r.status).toBe(200);
     expect(r.body.status).toBe('completed');
     expect(r.body.result.provenance.profiles_used.sort()).toEqual(['bm25', 'trigram']);
 
     for (const p of apps) expect(p.child.exitCode).toBeNull();
+
+    // One trace across every hop: each envelope a new span of the caller's trace.
+    const history = (await (await fetch(`${url}/v1/workflows/${r.body.correlation_id}/history`)).json()) as { envelopes: Array<{ traceparent: string }> };
+    const spans = history.envelopes.map((e) => e.traceparent.split('-'));
+    expect(spans.every((p) => p[1] === traceId)).toBe(true);
+    expect(new Set(spans.map((p) => p[2])).size).toBe(spans.length);
+
+    // Every app logged this workflow, and every line that is about it carries its correlation_id.
+    const id = r.body.correlation_id as string;
+    await new Promise((res) => setTimeout(res, 300));
+    for (const p of apps) {
+      const lines = p.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+      const about = lines.filter((l) => JSON.stringify(l).includes(id));
+      if (p !== apps[0]) expect(about.length).toBeGreaterThan(0); // the profile process logs no per-request lines
+      for (const line of about) expect(line.correlation_id).toBe(id);
+    }
 
     // Every app without an HTTP server of its own serves /health, /ready and /metrics.
     const intent = agents[2];

@@ -1,5 +1,5 @@
-import { runProcess, type Bus, type Component } from '@chorus/bus';
-import { ALL_APPS, type ChorusConfig } from '@chorus/config';
+import { Bus, runProcess, type Component } from '@chorus/bus';
+import { ALL_APPS, busOptionsFor, type ChorusConfig } from '@chorus/config';
 import type { Logger } from '@chorus/observability';
 import { startHub } from '../../hub/src';
 import { startIngress, type IngressComponent } from '../../ingress/src';
@@ -31,19 +31,38 @@ export async function startChorus(
   options: { exitOnSignal?: boolean; afterShutdown?: () => Promise<void>; apps?: readonly ChorusApp[] } = {},
 ): Promise<RunningChorus> {
   let ingress: IngressComponent | undefined;
+  // With per-service NATS users, each app connects as itself (the shared connection is the hub's,
+  // which administers the streams); otherwise they all share one connection.
+  const own = (app: string, start: (bus: Bus) => Promise<Component>) => async (shared: Bus): Promise<Component> => {
+    if (!config.credentials) return start(shared);
+    const bus = await Bus.connect(busOptionsFor(config, app), log, { trackFinished: true, metrics: shared.metrics });
+    try {
+      const component = await start(bus);
+      return {
+        name: component.name,
+        close: async () => {
+          await component.close();
+          await bus.close();
+        },
+      };
+    } catch (e) {
+      await bus.close();
+      throw e;
+    }
+  };
   const starters: Array<{ name: string; start: (bus: Bus) => Promise<Component> }> = [
-    { name: 'profiles', start: (bus) => startProfiles(bus, config, log) },
-    { name: 'hub', start: (bus) => startHub(bus, config, log) },
-    { name: 'intent', start: (bus) => startIntent(bus, config, log) },
-    { name: 'planner', start: (bus) => startPlanner(bus, config, log) },
-    { name: 'search', start: (bus) => startSearch(bus, config, log) },
-    { name: 'responder', start: (bus) => startResponder(bus, config, log) },
-    { name: 'ingress', start: async (bus) => (ingress = await startIngress(bus, config, log)) },
+    { name: 'profiles', start: own('profiles', (bus) => startProfiles(bus, config, log)) },
+    { name: 'hub', start: own('hub', (bus) => startHub(bus, config, log)) },
+    { name: 'intent', start: own('intent', (bus) => startIntent(bus, config, log)) },
+    { name: 'planner', start: own('planner', (bus) => startPlanner(bus, config, log)) },
+    { name: 'search', start: own('search', (bus) => startSearch(bus, config, log)) },
+    { name: 'responder', start: own('responder', (bus) => startResponder(bus, config, log)) },
+    { name: 'ingress', start: own('ingress', async (bus) => (ingress = await startIngress(bus, config, log))) },
   ];
   const wanted = options.apps ?? (config.apps as ChorusApp[]);
   const running = await runProcess(
     log,
-    config.bus,
+    config.credentials ? busOptionsFor(config, 'hub') : config.bus,
     starters.filter((s) => wanted.includes(s.name as ChorusApp)),
     options,
   );

@@ -1,5 +1,5 @@
 import { Bus, ChorusClient, NoRespondersError, RequestTimeoutError } from '@chorus/bus';
-import { parseChorusConfig } from '@chorus/config';
+import { busOptionsFor, parseChorusConfig } from '@chorus/config';
 import { DEFAULT_TENANT, InvalidEnvelopeError, isTerminalStatus, type WorkflowStatus, type WorkflowView } from '@chorus/envelope';
 import { createRootLogger } from '@chorus/observability';
 import { parseCliArgs, USAGE, type CliArgs } from './cli.args';
@@ -34,7 +34,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const log = createRootLogger({ name: 'cli', level: 'silent' });
   let bus: Bus;
   try {
-    bus = await Bus.connect({ ...config.bus, name: 'chorus-cli' }, log);
+    bus = await Bus.connect(busOptionsFor(config, 'cli'), log);
     await bus.jsm.streams.info(config.bus.workflowStream);
   } catch (e) {
     io.stderr(`chorus: cannot reach Chorus at ${config.bus.servers.join(', ')}: ${(e as Error).message}\nIs it running? Start it with: npm start`);

@@ -15,6 +15,7 @@ export function dashboardDir(root: string): string {
 export function mountDashboard(app: NestExpressApplication, root: string): boolean {
   const dir = dashboardDir(root);
   if (!existsSync(join(dir, 'index.html'))) return false;
-  app.use(express.static(dir, { index: 'index.html', maxAge: '5m', fallthrough: true }));
+  // Revalidated on every load (ETag), so a browser never mixes modules of two versions.
+  app.use(express.static(dir, { index: 'index.html', maxAge: 0, fallthrough: true }));
   return true;
 }

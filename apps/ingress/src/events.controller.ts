@@ -5,7 +5,7 @@ import { Bus, ChorusClient, readWorkflowHistory, watchWorkflow } from '@chorus/b
 import { CORRELATION_ID_PATTERN, TENANT_ID_PATTERN, type Envelope } from '@chorus/envelope';
 import { errorBody, InvalidRequestException } from './http.errors';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
-import { Tenant, scopedTenant, type TenantScope } from './tenant.guard';
+import { Tenant, lookupTenant, scopedTenant, type TenantScope } from './tenant.guard';
 
 const HEARTBEAT_MS = 15_000;
 
@@ -52,9 +52,9 @@ export class EventsController {
     if (!CORRELATION_ID_PATTERN.test(id) || (requested !== undefined && !TENANT_ID_PATTERN.test(requested))) {
       throw new InvalidRequestException([{ field: 'id', messages: ['id must match [A-Za-z0-9_-]{1,128}'] }], 'invalid request');
     }
-    const tenant = scopedTenant(scope, requested);
     res.locals.correlation_id = id;
-    const view = await this.client.workflow(id, tenant);
+    const view = await this.client.workflow(id, lookupTenant(scope, requested));
+    const tenant = view?.tenant_id ?? scopedTenant(scope, requested);
     const since = new Date((view ? Date.parse(view.started_at) : Date.now() - this.options.maxDeadlineMs) - 60_000);
     if (!view && (await readWorkflowHistory(this.bus, id, { tenantId: tenant, since })).length === 0) {
       throw new NotFoundException(errorBody(404, `no workflow ${id}`));
@@ -72,7 +72,7 @@ export class EventsController {
     req.on('close', () => aborted.abort());
     const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
     try {
-      let status = 'pending';
+      let status: string = view?.status ?? 'pending';
       send('status', { correlation_id: id, workflow_status: status });
       for await (const event of watchWorkflow(this.bus, tenant, id, { since, signal: aborted.signal })) {
         if (event.kind === 'terminal') {

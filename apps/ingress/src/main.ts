@@ -1,12 +1,12 @@
 import { runStandalone } from '@chorus/bus';
-import { parseChorusConfig } from '@chorus/config';
+import { busOptionsFor, parseChorusConfig } from '@chorus/config';
 import { createRootLogger } from '@chorus/observability';
 import { startIngress } from './ingress.app';
 
 async function main(): Promise<void> {
   const config = parseChorusConfig(process.env, process.cwd());
   const log = createRootLogger({ name: 'ingress', level: config.logLevel });
-  await runStandalone(log, { ...config.bus, name: 'chorus-ingress' }, { name: 'ingress', start: (bus) => startIngress(bus, config, log) });
+  await runStandalone(log, busOptionsFor(config, 'ingress'), { name: 'ingress', start: (bus) => startIngress(bus, config, log) });
 }
 
 main().catch((e) => {

@@ -102,3 +102,11 @@ export function scopedTenant(scope: TenantScope, requested: string | undefined):
   }
   return scope.tenant;
 }
+
+/**
+ * The tenant to look a workflow up in: the key's (another named one is 403), or in development mode
+ * the one named, or any tenant (undefined) when none is.
+ */
+export function lookupTenant(scope: TenantScope, requested: string | undefined): string | undefined {
+  return scope.authenticated ? scopedTenant(scope, requested) : requested;
+}

@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import { ChorusClient } from '@chorus/bus';
 import { CORRELATION_ID_PATTERN, TENANT_ID_PATTERN, isTerminalStatus, type HistoryReply, type ListReply, type WorkflowView } from '@chorus/envelope';
 import { CancelWorkflowDto, ListWorkflowsDto } from './list-workflows.dto';
-import { Tenant, scopedTenant, type TenantScope } from './tenant.guard';
+import { Tenant, lookupTenant, scopedTenant, type TenantScope } from './tenant.guard';
 import { errorBody, InvalidRequestException } from './http.errors';
 
 @ApiTags('workflows')
@@ -32,7 +32,7 @@ export class WorkflowsController {
   ): Promise<WorkflowView> {
     checkIds(id, tenant);
     res.locals.correlation_id = id;
-    const workflow = await this.client.workflow(id, scopedTenant(scope, tenant));
+    const workflow = await this.client.workflow(id, lookupTenant(scope, tenant));
     if (!workflow) throw new NotFoundException(errorBody(404, `no workflow ${id}`));
     return workflow;
   }
@@ -47,7 +47,7 @@ export class WorkflowsController {
   ): Promise<HistoryReply> {
     checkIds(id, tenant);
     res.locals.correlation_id = id;
-    const history = await this.client.history(id, scopedTenant(scope, tenant));
+    const history = await this.client.history(id, lookupTenant(scope, tenant));
     if (!history) throw new NotFoundException(errorBody(404, `no workflow ${id}`));
     return history;
   }
@@ -66,7 +66,7 @@ export class WorkflowsController {
   ): Promise<{ correlation_id: string; status: 'cancelling' }> {
     checkIds(id, tenant);
     res.locals.correlation_id = id;
-    const workflow = await this.client.workflow(id, scopedTenant(scope, tenant));
+    const workflow = await this.client.workflow(id, lookupTenant(scope, tenant));
     if (!workflow) throw new NotFoundException(errorBody(404, `no workflow ${id}`));
     if (isTerminalStatus(workflow.status)) {
       throw new ConflictException({ ...errorBody(409, `workflow ${id} already finished: ${workflow.status}`), status: workflow.status });

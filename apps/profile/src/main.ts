@@ -1,5 +1,5 @@
 import { runStandalone } from '@chorus/bus';
-import { parseChorusConfig } from '@chorus/config';
+import { busOptionsFor, parseChorusConfig } from '@chorus/config';
 import { createRootLogger } from '@chorus/observability';
 import { startProfiles } from './profile.app';
 
@@ -7,7 +7,7 @@ import { startProfiles } from './profile.app';
 async function main(): Promise<void> {
   const config = parseChorusConfig(process.env, process.cwd());
   const log = createRootLogger({ name: 'profile', level: config.logLevel });
-  await runStandalone(log, { ...config.bus, name: 'chorus-profile' }, { name: 'profiles', start: (bus) => startProfiles(bus, config, log) }, { ops: config.ops });
+  await runStandalone(log, busOptionsFor(config, 'profile'), { name: 'profiles', start: (bus) => startProfiles(bus, config, log) }, { ops: config.ops });
 }
 
 main().catch((e) => {

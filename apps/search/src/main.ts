@@ -1,12 +1,12 @@
 import { runStandalone } from '@chorus/bus';
-import { parseChorusConfig } from '@chorus/config';
+import { busOptionsFor, parseChorusConfig } from '@chorus/config';
 import { createRootLogger } from '@chorus/observability';
 import { startSearch } from './search.app';
 
 async function main(): Promise<void> {
   const config = parseChorusConfig(process.env, process.cwd());
   const log = createRootLogger({ name: 'search', level: config.logLevel });
-  await runStandalone(log, { ...config.bus, name: 'chorus-search' }, { name: 'search', start: (bus) => startSearch(bus, config, log) }, { ops: config.ops });
+  await runStandalone(log, busOptionsFor(config, 'search'), { name: 'search', start: (bus) => startSearch(bus, config, log) }, { ops: config.ops });
 }
 
 main().catch((e) => {

@@ -24,6 +24,11 @@ export interface BusOptions {
   replicas: number;
   /** Milliseconds a JetStream API call or request may take before it fails. */
   requestTimeoutMs: number;
+  /**
+   * Create and update the streams (true), or only check they exist (false: a service whose NATS user
+   * may not administer streams; the hub creates them).
+   */
+  manageTopology: boolean;
 }
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -40,6 +45,7 @@ export function defaultBusOptions(): BusOptions {
     deadLetterRetentionMs: 30 * DAY,
     replicas: 1,
     requestTimeoutMs: 5000,
+    manageTopology: true,
   };
 }
 

@@ -6,6 +6,7 @@ export type { EnvelopeHandler, HandlerContext, HandlerResult, Outbound } from '.
 export { FinishedWorkflows } from './finished-workflows';
 export { ChorusHeaders } from './headers';
 export { LeaderLease, type LeaseOptions } from './leader.lease';
+export { SERVICE_USERS, renderAuthorization, servicePermissions, type Permissions, type ServiceUser } from './nats.permissions';
 export { CountedEvents, type CountedEventsOptions, type EventCounts } from './counted-events';
 export { ALL_MESSAGE_TYPES, JetStreamConsumer, durableName, type ConsumerPattern } from './jetstream.consumer';
 export { DurableConsumer, createJsonConsumer, ensureDurableConsumer, type DurableConsumerSpec, type JsonMessageMeta } from './durable.consumer';

@@ -128,6 +128,7 @@ export class JetStreamConsumer {
       );
       m.ack();
       this.count(envelope.message_type, 'ok');
+      log.debug({ outputs: outbound.map((o) => o.envelope.message_type) }, 'handled');
     } catch (error) {
       this.count(envelope.message_type, await this.onHandlerError(m, envelope, error, log, delivery));
     } finally {

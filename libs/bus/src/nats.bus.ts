@@ -101,6 +101,15 @@ export class Bus {
 
   /** Creates a file-backed stream with the bus's replica count, or brings its limits up to date. */
   async ensureStream(config: Pick<StreamConfig, 'name' | 'subjects' | 'duplicate_window' | 'max_age'>): Promise<void> {
+    if (!this.options.manageTopology) {
+      try {
+        await this.jsm.streams.info(config.name);
+        return;
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+        throw new Error(`stream ${config.name} does not exist and this service may not create it: start the hub first (it creates the streams)`);
+      }
+    }
     const full: Partial<StreamConfig> & { name: string } = {
       ...config,
       storage: StorageType.File,

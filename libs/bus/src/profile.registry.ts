@@ -35,7 +35,7 @@ export interface ProfileRegistryOptions {
 }
 
 export function defaultProfileRegistryOptions(): ProfileRegistryOptions {
-  return { refreshMs: 1000, collectMs: 200 };
+  return { refreshMs: 1000, collectMs: 500 };
 }
 
 /**
@@ -45,6 +45,7 @@ export function defaultProfileRegistryOptions(): ProfileRegistryOptions {
  */
 export class ProfileRegistry {
   private entries = new Map<string, ProfileEntry>();
+  private readonly missed = new Map<string, number>();
   private timer?: NodeJS.Timeout;
   private refreshing?: Promise<void>;
   private readonly client: ServiceClient;
@@ -55,8 +56,9 @@ export class ProfileRegistry {
     private readonly options: ProfileRegistryOptions,
     private readonly log: Logger,
   ) {
-    // Stop collecting once replies stall: services on one network answer within milliseconds.
-    this.client = new Svcm(bus.nc).client({ strategy: 'stall', stall: 30, maxWait: options.collectMs });
+    // Stop collecting once replies stall; a loaded machine can be slow, so a profile missing from
+    // one refresh is kept until it misses a second (or a request finds no responders).
+    this.client = new Svcm(bus.nc).client({ strategy: 'stall', stall: 100, maxWait: options.collectMs });
   }
 
   static async start(bus: Bus, options: ProfileRegistryOptions, log: Logger): Promise<ProfileRegistry> {
@@ -112,6 +114,7 @@ export class ProfileRegistry {
 
   /** A request found nobody serving the profile: forget it until it shows up again. */
   markUnavailable(name: string): void {
+    this.missed.delete(name);
     if (this.entries.delete(name)) this.log.warn({ profile: name }, 'profile has no responders; removed from the registry');
   }
 
@@ -150,6 +153,17 @@ export class ProfileRegistry {
       return;
     }
     const before = this.available().join(',');
+    for (const [name, entry] of this.entries) {
+      if (found.has(name)) {
+        this.missed.delete(name);
+        continue;
+      }
+      const misses = (this.missed.get(name) ?? 0) + 1;
+      if (misses < 2) {
+        this.missed.set(name, misses);
+        found.set(name, entry);
+      } else this.missed.delete(name);
+    }
     this.entries = found;
     const after = this.available().join(',');
     if (before !== after) this.log.info({ profiles: this.snapshot().map((e) => `${e.name}×${e.instances.length}`) }, 'profiles changed');

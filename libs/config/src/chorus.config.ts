@@ -28,6 +28,8 @@ export interface ChorusConfig {
   corpusPath: string | undefined;
   /** Profiles this deployment runs (and the planner may choose). */
   profiles: string[];
+  /** Per-service NATS users (`CHORUS_NATS_CREDENTIALS`): each app connects as its own user. */
+  credentials: Record<string, { user: string; pass: string }> | undefined;
   /** The ingress's address as clients reach it (the A2A agent card names it); its listen address otherwise. */
   publicUrl: string | undefined;
   /** The apps `npm start` runs in its one process (all of them by default). */
@@ -86,6 +88,7 @@ export function parseChorusConfig(env: Readonly<Record<string, string | undefine
       deadLetterRetentionMs: r.int('CHORUS_DEAD_LETTER_RETENTION_MS', 30 * DAY, 60 * SECOND, 365 * DAY),
       replicas,
       requestTimeoutMs: r.int('CHORUS_NATS_TIMEOUT_MS', 5 * SECOND, 100, 60 * SECOND),
+      manageTopology: true,
     },
     consumer: {
       concurrency: r.int('CHORUS_CONCURRENCY', 64, 1, 4096),
@@ -118,6 +121,7 @@ export function parseChorusConfig(env: Readonly<Record<string, string | undefine
     },
     corpusPath: corpus ? (isAbsolute(corpus) ? corpus : resolve(root, corpus)) : undefined,
     profiles: r.list('CHORUS_PROFILES', ['bm25', 'trigram'], PROFILE_NAME_PATTERN),
+    credentials: parseCredentials(r, root),
     publicUrl: r.optional('CHORUS_PUBLIC_URL')?.replace(/\/+$/, ''),
     ops: r.optional('CHORUS_OPS_PORT') === undefined
       ? undefined
@@ -149,6 +153,37 @@ export function parseChorusConfig(env: Readonly<Record<string, string | undefine
   }
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return deepFreeze(config);
+}
+
+/** `CHORUS_NATS_CREDENTIALS`: a JSON file `{"<app>": {"user": "…", "pass": "…"}}` (infra/nats has a development one). */
+function parseCredentials(r: EnvReader, root: string): Record<string, { user: string; pass: string }> | undefined {
+  const file = r.optional('CHORUS_NATS_CREDENTIALS');
+  if (!file) return undefined;
+  try {
+    const parsed = JSON.parse(readFileSync(isAbsolute(file) ? file : resolve(root, file), 'utf8')) as Record<string, { user?: unknown; pass?: unknown }>;
+    const out: Record<string, { user: string; pass: string }> = {};
+    for (const [app, c] of Object.entries(parsed)) {
+      if (typeof c?.user !== 'string' || typeof c?.pass !== 'string') r.problems.push(`CHORUS_NATS_CREDENTIALS: ${app} needs a string user and pass`);
+      else out[app] = { user: c.user, pass: c.pass };
+    }
+    return out;
+  } catch (e) {
+    r.problems.push(`CHORUS_NATS_CREDENTIALS could not be read as JSON: ${(e as Error).message}`);
+    return undefined;
+  }
+}
+
+/** The bus options of one app: its own NATS user when credentials are configured. */
+export function busOptionsFor(config: ChorusConfig, app: string): ChorusConfig['bus'] {
+  const own = config.credentials?.[app === 'profiles' ? 'profile' : app];
+  if (config.credentials && !own) throw new ConfigError([`CHORUS_NATS_CREDENTIALS has no user for ${app}`]);
+  return {
+    ...config.bus,
+    name: `chorus-${app}`,
+    ...(own ? { user: own.user, pass: own.pass } : {}),
+    // With per-service users only the hub may administer streams; the others check they exist.
+    manageTopology: !config.credentials || app === 'hub',
+  };
 }
 
 /**

@@ -11,6 +11,8 @@ export interface NatsHandle {
   server?: NatsServerProcess;
   /** The folder holding the config and the JetStream store, in binary mode. */
   dir?: string;
+  /** The server's log (permission violations, …), in binary mode. */
+  logFile?: string;
   stop(): Promise<void>;
 }
 
@@ -35,12 +37,14 @@ export async function startNats(options: StartNatsOptions = {}): Promise<NatsHan
   const binary = force === 'testcontainers' ? undefined : findNatsServerBinary([process.env.NATS_SERVER_BIN]);
   if (binary) {
     const dir = mkdtempSync(join(tmpdir(), 'chorus-nats-'));
-    const server = await NatsServerProcess.start({ binary, dir, host: '127.0.0.1', port: -1, extraConfig: options.extraConfig });
+    const logFile = join(dir, 'nats-server.log');
+    const server = await NatsServerProcess.start({ binary, dir, host: '127.0.0.1', port: -1, extraConfig: options.extraConfig, logFile });
     return {
       url: server.url,
       kind: 'binary',
       server,
       dir,
+      logFile,
       stop: async () => {
         await server.stop();
         rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,99 @@
+import type { BusOptions } from './bus.options';
+
+/** What one NATS user may publish and subscribe to. */
+export interface Permissions {
+  publish: string[];
+  subscribe: string[];
+}
+
+/** The apps that connect to NATS, each as its own user in a secured deployment. */
+export const SERVICE_USERS = ['hub', 'ingress', 'intent', 'planner', 'search', 'responder', 'profile', 'cli'] as const;
+export type ServiceUser = (typeof SERVICE_USERS)[number];
+
+/** The agents that consume one message type and own (publish) the next. */
+const PIPELINE: Record<'intent' | 'planner' | 'search' | 'responder', { consumes: string; owns: string }> = {
+  intent: { consumes: 'query', owns: 'classification_result' },
+  planner: { consumes: 'classification_result', owns: 'execution_plan' },
+  search: { consumes: 'execution_plan', owns: 'tool_results' },
+  responder: { consumes: 'tool_results', owns: 'response' },
+};
+
+/**
+ * Least privilege per service: each may publish only the message types it owns (plus failure
+ * reports, dead letters and duplicate notices), use only its own durable consumers, and only the
+ * hub administers streams and buckets. Rendered into infra/nats/auth.conf by `npm run nats:auth`.
+ */
+export function servicePermissions(bus: Pick<BusOptions, 'workflowStream' | 'deadLetterStream' | 'duplicateStream'>, hub: { ledgerBucket: string; ledgerEventsStream: string }): Record<ServiceUser, Permissions> {
+  const WF = bus.workflowStream;
+  const streams = [bus.workflowStream, bus.deadLetterStream, bus.duplicateStream];
+  const common: Permissions = {
+    publish: [
+      '$JS.API.INFO',
+      ...streams.map((s) => `$JS.API.STREAM.INFO.${s}`),
+      'chorus.dlq.>', // dead letters, from whichever consumer rejects an envelope
+      'chorus.dup.>', // notices of publishes the stream dropped as duplicates
+      '$SRV.>', // discovery requests (agents and profiles register as NATS services)
+    ],
+    subscribe: ['_INBOX.>', '$SRV.>', `chorus.wf.*.status_update.*`],
+  };
+  const durable = (name: string, stream = WF) => [
+    `$JS.API.CONSUMER.INFO.${stream}.${name}`,
+    `$JS.API.CONSUMER.CREATE.${stream}.${name}`,
+    `$JS.API.CONSUMER.CREATE.${stream}.${name}.>`,
+    `$JS.API.CONSUMER.DURABLE.CREATE.${stream}.${name}`,
+    `$JS.API.CONSUMER.MSG.NEXT.${stream}.${name}`,
+    `$JS.ACK.${stream}.${name}.>`,
+  ];
+  // Ordered consumers (history, KV reads) are ephemeral: created on the stream, named by the server.
+  const readers = (stream: string) => [`$JS.API.CONSUMER.CREATE.${stream}`, `$JS.API.CONSUMER.CREATE.${stream}.>`, `$JS.API.CONSUMER.INFO.${stream}.*`, `$JS.API.CONSUMER.DELETE.${stream}.*`];
+  const discovery = { publish: ['chorus.profile.*.search', 'chorus.profile.*.documents'], subscribe: ['chorus.profile.announce'] };
+  const merge = (...parts: Array<Partial<Permissions>>): Permissions => ({
+    publish: [...new Set(parts.flatMap((p) => p.publish ?? []))],
+    subscribe: [...new Set(parts.flatMap((p) => p.subscribe ?? []))],
+  });
+  const agent = (name: keyof typeof PIPELINE, extra: Partial<Permissions> = {}) =>
+    merge(common, { publish: [`chorus.wf.*.${PIPELINE[name].owns}.*`, 'chorus.wf.*.status_update.*', ...durable(`${name}_${PIPELINE[name].consumes}`)] }, extra);
+  const kvBuckets = [hub.ledgerBucket, 'chorus_leases'];
+  const hubStreams = [...streams, hub.ledgerEventsStream, ...kvBuckets.map((b) => `KV_${b}`)];
+  const client = merge(common, {
+    publish: ['chorus.wf.*.query.*', 'chorus.wf.*.orchestration_command.*', 'chorus.hub.*', ...readers(WF)],
+    subscribe: ['chorus.wf.>'],
+  });
+  return {
+    intent: agent('intent'),
+    planner: agent('planner', { subscribe: discovery.subscribe }),
+    search: agent('search', discovery),
+    responder: agent('responder'),
+    profile: merge(common, { publish: ['chorus.profile.announce'], subscribe: ['chorus.profile.>'] }),
+    hub: merge(common, {
+      publish: [
+        'chorus.wf.*.status_update.*',
+        `chorus.ledger.>`,
+        ...hubStreams.flatMap((s) => [`$JS.API.STREAM.CREATE.${s}`, `$JS.API.STREAM.UPDATE.${s}`, `$JS.API.STREAM.INFO.${s}`, `$JS.API.DIRECT.GET.${s}`, `$JS.API.DIRECT.GET.${s}.>`, `$JS.API.STREAM.MSG.GET.${s}`]),
+        ...kvBuckets.map((b) => `$KV.${b}.>`),
+        ...durable('hub_all'),
+        ...durable('hub_duplicates', bus.duplicateStream),
+        `$JS.API.CONSUMER.DELETE.${WF}.hub_all`,
+        `$JS.API.CONSUMER.DELETE.${bus.duplicateStream}.hub_duplicates`,
+        ...readers(WF),
+        ...kvBuckets.flatMap((b) => readers(`KV_${b}`)),
+      ],
+      subscribe: ['chorus.hub.*'],
+    }),
+    ingress: merge(client, { publish: [`$JS.API.CONSUMER.LIST.${WF}`], subscribe: ['chorus.query'] }),
+    cli: client,
+  };
+}
+
+/** The `authorization` block of a nats-server config for these users. */
+export function renderAuthorization(users: Array<{ user: string; password: string; permissions: Permissions }>): string {
+  const list = (items: string[]) => `[${items.map((s) => JSON.stringify(s)).join(', ')}]`;
+  const entries = users.map(
+    (u) =>
+      `    {\n      user: ${JSON.stringify(u.user)}\n      password: ${JSON.stringify(u.password)}\n      permissions: {\n` +
+      `        publish: { allow: ${list(u.permissions.publish)} }\n        subscribe: { allow: ${list(u.permissions.subscribe)} }\n` +
+      // One process can host several services (two profiles): each answers a `$SRV` request.
+      `        allow_responses: { max: 16, expires: "1m" }\n      }\n    }`,
+  );
+  return `authorization {\n  users: [\n${entries.join('\n')}\n  ]\n}\n`;
+}

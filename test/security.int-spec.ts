@@ -1,0 +1,85 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Bus, defaultBusOptions } from '@chorus/bus';
+import { createEnvelope } from '@chorus/envelope';
+import { createRootLogger } from '@chorus/observability';
+import { postJson, startChorusFixture, type ChorusFixture } from './chorus.fixture';
+import { startApp, type AppProcess } from './processes';
+
+const AUTH = readFileSync(join(__dirname, '..', 'infra', 'nats', 'auth.conf'), 'utf8');
+const CREDENTIALS_FILE = join(__dirname, '..', 'infra', 'nats', 'dev-credentials.json');
+const CREDENTIALS = JSON.parse(readFileSync(CREDENTIALS_FILE, 'utf8')) as Record<string, { user: string; pass: string }>;
+const log = createRootLogger({ name: 'test', level: 'silent' });
+
+/** Chorus on a nats-server that knows one user per service, each allowed only its own subjects. */
+describe('NATS security', () => {
+  let f: ChorusFixture;
+
+  beforeAll(async () => {
+    f = await startChorusFixture({ CHORUS_NATS_CREDENTIALS: CREDENTIALS_FILE }, { own: true, extraConfig: AUTH });
+  });
+  afterAll(async () => {
+    await f?.stop();
+  });
+
+  const violations = () => readFileSync(f.nats.logFile!, 'utf8').split('\n').filter((l) => /Violation|Authorization Error/i.test(l));
+
+  it('all-in-one - every app connects as its own user and a query completes, with no permission violation', async () => {
+    const r = await postJson(`${f.url}/v1/queries?wait=true`, { query: 'how does chorus drop duplicates' });
+    expect(r.body.status).toBe('completed');
+    expect({ used: r.body.result.provenance.profiles_used.sort(), degraded: r.body.degradations }).toEqual({ used: ['bm25', 'trigram'], degraded: [] });
+    expect(violations()).toEqual([]);
+  });
+
+  it('a service cannot publish a message type it does not own', async () => {
+    const intent = await Bus.connect({ ...defaultBusOptions(), servers: [f.nats.url], name: 'intent-as-attacker', user: CREDENTIALS.intent.user, pass: CREDENTIALS.intent.pass, requestTimeoutMs: 1500 }, log);
+    try {
+      const forged = createEnvelope({
+        messageType: 'response',
+        correlationId: 'forged-1',
+        tenantId: 'default',
+        agent: 'intent',
+        deadline: new Date(Date.now() + 10_000),
+        payload: { query: 'x', answer: 'forged', results: [], provenance: { sources: [], profiles_used: [], degraded: [], fusion: { k: 60, rank_window: 10 }, method: 'x' } } as never,
+      });
+      await expect(intent.publish(forged)).rejects.toThrow(/permission|timeout|no responders/i);
+      const stored = await f.chorus.bus.jsm.streams.info(f.config.bus.workflowStream, { subjects_filter: 'chorus.wf.*.response.forged-1' });
+      expect(stored.state.subjects?.['chorus.wf.default.response.forged-1'] ?? 0).toBe(0);
+      expect(violations().some((l) => l.includes('chorus.wf.default.response.forged-1'))).toBe(true);
+    } finally {
+      await intent.close();
+    }
+  });
+
+  it('a wrong password is refused', async () => {
+    await expect(Bus.connect({ ...defaultBusOptions(), servers: [f.nats.url], name: 'nobody', user: 'chorus-hub', pass: 'wrong' }, log)).rejects.toThrow(/cannot connect|authorization/i);
+  });
+});
+
+describe('NATS security, one process per app', () => {
+  const apps: AppProcess[] = [];
+  let f: ChorusFixture;
+
+  beforeAll(async () => {
+    // Only the ingress in-process; every other app its own process, all with their own users.
+    f = await startChorusFixture({ CHORUS_NATS_CREDENTIALS: CREDENTIALS_FILE }, { own: true, extraConfig: AUTH }, ['hub']);
+  });
+  afterAll(async () => {
+    await Promise.all(apps.map((a) => a.stop()));
+    await f?.stop();
+  });
+
+  it('multi-process - each app as its own user completes a query', async () => {
+    const env = { NATS_URL: f.nats.url, CHORUS_NATS_CREDENTIALS: CREDENTIALS_FILE, CHORUS_LOG_LEVEL: 'info', CHORUS_HTTP_PORT: '0' };
+    const agents = ['profile', 'intent', 'planner', 'search', 'responder'].map((app) => startApp(app, env));
+    apps.push(...agents);
+    await Promise.all(agents.map((a) => a.waitFor(/ ready"/, 45_000)));
+    const ingress = startApp('ingress', env);
+    apps.push(ingress);
+    const [, url] = await ingress.waitFor(/"url":"(http:\/\/[^"]+)","msg":"ingress listening"/, 45_000);
+    const r = await postJson(`${url}/v1/queries?wait=true`, { query: 'what does the correlation hub keep' });
+    expect(r.body.status).toBe('completed');
+    const violations = readFileSync(f.nats.logFile!, 'utf8').split('\n').filter((l) => /Violation/i.test(l));
+    expect(violations).toEqual([]);
+  });
+});
