@@ -1,0 +1,193 @@
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { getJson, postJson, startChorusFixture, stopApp, type ChorusFixture } from './chorus.fixture';
+import { artifactDir, launchChromium, openPage } from './browser';
+
+const SHOTS = artifactDir('dashboard');
+const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+// Functions passed to page.evaluate run in the browser: they reach its globals through globalThis
+// (this project's TypeScript has no DOM library).
+const live = (page: Page) => page.evaluate(() => (globalThis as unknown as { __chorusDashboard: { live: Record<string, number> } }).__chorusDashboard.live);
+
+const KEY = 'acme-dashboard-key-0123456789';
+let browser: Browser;
+let dev: ChorusFixture;
+let keyed: ChorusFixture;
+
+// Chromium and both Chorus instances start together: each takes seconds, mostly waiting.
+beforeAll(async () => {
+  const started = await Promise.allSettled([launchChromium(), startChorusFixture(), startChorusFixture({ CHORUS_API_KEYS: `${KEY}:acme` })]);
+  [browser, dev, keyed] = started.map((s) => (s.status === 'fulfilled' ? s.value : undefined)) as [Browser, ChorusFixture, ChorusFixture];
+  const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
+});
+afterAll(async () => {
+  await Promise.allSettled([browser?.close(), dev?.stop(), keyed?.stop()]);
+});
+
+describe('dashboard (development mode, no API keys)', () => {
+  let f: ChorusFixture;
+  let page: Page;
+  let errors: string[];
+  let id: string;
+
+  beforeAll(async () => {
+    f = dev;
+    ({ page, errors } = await openPage(browser));
+  });
+  afterAll(async () => {
+    await page?.context().close();
+  });
+  afterEach(() => {
+    expect(errors).toEqual([]);
+  });
+
+  it('workflow list - a workflow submitted while the page is open appears, live, and completes', async () => {
+    await page.goto(`${f.url}/#/`);
+    await page.locator('#workflows.is-live').waitFor();
+    await page.evaluate(() => ((globalThis as unknown as { notReloaded: boolean }).notReloaded = true));
+
+    const submitted = await postJson(`${f.url}/v1/queries`, { query: 'what does the correlation hub keep' });
+    expect(submitted.status).toBe(202);
+    id = submitted.body.correlation_id;
+    await page.locator(`.workflows-table tr[data-key="${id}"][data-status="completed"]`).waitFor();
+
+    const row = page.locator(`.workflows-table tr[data-key="${id}"]`);
+    expect(await row.locator('.wf-link').textContent()).toBe('what does the correlation hub keep');
+    expect(await row.locator('.agent-chip').allTextContents()).toEqual(['ingress', 'intent', 'planner', 'search', 'responder']);
+    expect(await row.locator('td').nth(5).textContent()).toMatch(/\d+(\.\d+)? m?s$/);
+    expect(await page.evaluate(() => (globalThis as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+    await page.locator('.kpi[data-kpi="completed"] .kpi-value', { hasText: /^[1-9]/ }).waitFor();
+    await page.locator('#latency svg circle.dot').first().waitFor();
+    await shot(page, 'workflows');
+  });
+
+  it('workflow list - the status filter narrows the list and lives in the URL', async () => {
+    await page.selectOption('select[name="status"]', 'failed');
+    await page.waitForFunction(() => (globalThis as unknown as { location: { hash: string } }).location.hash.includes('status=failed'));
+    await page.locator('.workflows-table tbody tr').first().waitFor({ state: 'detached' });
+    expect(await page.locator('.empty').isVisible()).toBe(true);
+    await page.selectOption('select[name="status"]', '');
+  });
+
+  it('workflow page - a timeline with each agent and step duration, and an expandable audit trail', async () => {
+    await page.click(`.workflows-table tr[data-key="${id}"] .wf-link`);
+    await page.locator('.timeline-box g.step[data-agent="responder"]').waitFor();
+    expect(await page.locator('h1').textContent()).toBe('what does the correlation hub keep');
+    expect(await page.locator('.title-badges .badge').first().textContent()).toBe('completed');
+
+    const workflow = (await getJson(`${f.url}/v1/workflows/${id}`)).body;
+    const bars = await page.locator('.timeline-box g.step').evaluateAll((gs) =>
+      gs.map((g) => ({ agent: g.getAttribute('data-agent'), type: g.getAttribute('data-type'), duration: Number(g.getAttribute('data-duration')), label: g.querySelector('text')?.textContent ?? '' })),
+    );
+    expect(bars.map((b) => [b.agent, b.type, b.duration])).toEqual(workflow.steps.map((s: { agent: string; message_type: string; duration_ms: number }) => [s.agent, s.message_type, Math.round(s.duration_ms)]));
+    expect(bars.map((b) => b.agent)).toEqual(['ingress', 'intent', 'planner', 'search', 'responder']);
+    for (const b of bars.slice(1)) expect(b.label).toMatch(new RegExp(`^${b.type} · \\d+(\\.\\d+)? m?s`));
+    const lanes = await page.locator('.timeline-box text.lane-label').allTextContents();
+    expect(lanes).toEqual(['ingress', 'intent', 'planner', 'search', 'responder']);
+    expect(await page.locator('.steps-table tbody tr').count()).toBe(workflow.steps.length);
+
+    const history = (await getJson(`${f.url}/v1/workflows/${id}/history`)).body.envelopes as Array<{ message_id: string; message_type: string }>;
+    const entries = page.locator('.audit > li');
+    await page.locator(`.audit > li[data-message-id="${history[history.length - 1].message_id}"]`).waitFor();
+    expect(await entries.evaluateAll((lis) => lis.map((li) => li.getAttribute('data-type')))).toEqual(history.map((e) => e.message_type));
+    const plan = page.locator('.audit > li[data-type="execution_plan"]');
+    expect(await plan.locator('pre.json').count()).toBe(0); // built only when expanded
+    await plan.locator('summary').click();
+    const json = JSON.parse((await plan.locator('pre.json').textContent()) ?? '{}');
+    expect(json).toEqual(expect.objectContaining({ correlation_id: id, message_type: 'execution_plan', agent: 'planner', target_agent: 'search' }));
+    expect(json.payload.profiles.map((p: { name: string }) => p.name)).toEqual(['bm25', 'trigram']);
+    expect(await page.locator('#result .results-table tbody tr').count()).toBe(workflow.result.results.length);
+    await shot(page, 'workflow');
+  });
+
+  it('agents page - hub, intent, planner, search and responder with health and latency, and the profiles', async () => {
+    await page.click('nav a[href="#/agents"]');
+    await page.locator('.agents-table tr[data-agent="responder"]').waitFor();
+    const agents = await page.locator('.agents-table tbody tr').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-agent')));
+    expect(agents).toEqual(expect.arrayContaining(['hub', 'intent', 'planner', 'search', 'responder']));
+    for (const name of ['hub', 'intent', 'planner', 'search', 'responder']) {
+      expect(await page.locator(`.agents-table tr[data-agent="${name}"] .health`).textContent()).toBe('up');
+    }
+    expect(await page.locator('.agents-table tr[data-agent="search"] td').nth(4).textContent()).toMatch(/\d+ ms/); // p50
+    await page.locator('#agent-latency g[data-agent="search"]').waitFor();
+    expect(await page.locator('.profiles-table tbody tr').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-profile')))).toEqual(['bm25', 'trigram']);
+    await shot(page, 'agents');
+  });
+
+  it('workflow page - follows a running workflow over SSE, cancels it, and leaves nothing running behind', async () => {
+    await stopApp(f, 'responder'); // the workflow now waits for an answer that never comes
+    const running = (await postJson(`${f.url}/v1/queries`, { query: 'how are duplicates dropped', deadline_ms: 30_000 })).body.correlation_id;
+    await page.goto(`${f.url}/#/workflows/${running}?tenant=default`);
+    await page.locator('.timeline-box g.step[data-agent="search"]').waitFor();
+    await page.locator('.timeline-box g.step[data-agent="responder"] .bar-live').waitFor();
+    await page.locator('#timeline .live.is-live').waitFor();
+    expect(await page.locator('.title-badges .badge').first().textContent()).toBe('running');
+    expect(await live(page)).toEqual(expect.objectContaining({ streams: 1 }));
+    await shot(page, 'workflow-live');
+
+    // Leaving the page closes its stream; coming back opens a new one that replays the steps.
+    await page.click('nav a[href="#/agents"]');
+    await page.locator('.agents-table tr[data-agent="hub"]').waitFor();
+    expect(await live(page)).toEqual({ scopes: 2, timers: expect.any(Number), streams: 0 });
+    await page.goBack();
+    await page.locator('.timeline-box g.step[data-agent="responder"] .bar-live').waitFor();
+    expect(await live(page)).toEqual(expect.objectContaining({ scopes: 2, streams: 1 }));
+
+    await page.click('button:has-text("Cancel workflow")');
+    await page.click('button:has-text("Confirm cancel")');
+    await page.locator('.title-badges .status-cancelled').waitFor();
+    await page.locator('.timeline-box g.step[data-agent="responder"] .bar-abandoned').waitFor();
+    await page.locator('.audit > li[data-type="orchestration_command"]').waitFor();
+    expect(await live(page)).toEqual(expect.objectContaining({ streams: 0 }));
+
+    await page.click('nav a[href="#/"]');
+    await page.locator('#workflows.is-live').waitFor();
+    // The app's stats sampler and the list page: one scope each, one poll timer each, no stream.
+    expect(await live(page)).toEqual({ scopes: 2, timers: expect.any(Number), streams: 0 });
+    expect((await live(page)).timers).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('dashboard (API keys configured)', () => {
+  let f: ChorusFixture;
+
+  beforeAll(() => {
+    f = keyed;
+  });
+
+  it('API key - asks for the key, refuses a wrong one, then shows the tenant’s workflows and remembers the key', async () => {
+    const { context, page, errors } = await openPage(browser, { colorScheme: 'dark' });
+    try {
+      const done = await postJson(`${f.url}/v1/queries?wait=true`, { query: 'what is a tenant' }, { authorization: `Bearer ${KEY}` });
+      expect(done.body.status).toBe('completed');
+      await page.goto(`${f.url}/#/`);
+      const dialog = page.locator('#key-dialog[open]');
+      await dialog.waitFor();
+      expect(await dialog.locator('[data-role="key-message"]').textContent()).toBe('This Chorus needs an API key.');
+      await shot(page, 'api-key-prompt');
+
+      await dialog.locator('input[name="api_key"]').fill('not-the-right-key-0000');
+      await dialog.locator('button[type="submit"]').click();
+      await page.locator('#key-dialog[open] [data-role="key-message"]', { hasText: 'refused' }).waitFor();
+
+      await page.locator('#key-dialog input[name="api_key"]').fill(KEY);
+      await page.locator('#key-dialog button[type="submit"]').click();
+      await page.locator('#key-dialog').waitFor({ state: 'hidden' });
+      const row = page.locator(`.workflows-table tr[data-key="${done.body.correlation_id}"]`);
+      await row.waitFor();
+      expect(await row.locator('td').nth(3).textContent()).toBe('acme');
+      const stored = await page.evaluate(() => (globalThis as unknown as { localStorage: { getItem(k: string): string | null } }).localStorage.getItem('chorus.apiKey'));
+      expect(stored).toBe(KEY);
+      expect(await page.locator('#key-status').textContent()).toContain('••••6789');
+
+      await page.click(`.workflows-table tr[data-key="${done.body.correlation_id}"] .wf-link`);
+      await page.locator('.timeline-box g.step[data-agent="responder"]').waitFor();
+      await shot(page, 'api-key-workflow');
+      // The browser logs each 401 as a failed resource load; anything else is a bug.
+      expect(errors.filter((e) => !/status of 401/.test(e))).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
