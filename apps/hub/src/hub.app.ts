@@ -60,7 +60,16 @@ export async function startHub(bus: Bus, config: ChorusConfig, parentLog: Logger
     await duplicates.start();
     const agent = await startAgent(HUB_AGENT, HubModule.register(hub), {
       bus,
-      consumer: { ...config.consumer, agent: HUB_AGENT, skipExpired: false, skipFinished: false, resumeInOrder: true },
+      consumer: {
+        ...config.consumer,
+        agent: HUB_AGENT,
+        skipExpired: false,
+        skipFinished: false,
+        resumeInOrder: true,
+        reportFailures: false,
+        // The ledger must not give up on an envelope because NATS was away for a while.
+        maxDeliver: Math.max(config.consumer.maxDeliver, 50),
+      },
       log,
       register: false,
     });

@@ -1,4 +1,4 @@
-import { isRevisionConflict, type Bus, type CountedEvents } from '@chorus/bus';
+import { isRevisionConflict, isTransient, type Bus, type CountedEvents } from '@chorus/bus';
 import {
   applyDeadline,
   applyDroppedDuplicate,
@@ -15,6 +15,7 @@ import {
   createEnvelope,
   deriveEnvelope,
   isTerminalStatus,
+  workflowSubject,
   type DuplicateNotice,
   type Envelope,
   type StatusUpdatePayload,
@@ -95,13 +96,20 @@ export class HubService {
     this.ledger.clear();
   }
 
-  /** Records one envelope of the workflow stream. */
+  /**
+   * Records one envelope of the workflow stream. A NATS outage is waited out here, holding the
+   * workflow's turn, so its envelopes are still applied in order once NATS is back.
+   */
   async onEnvelope(envelope: Envelope, delivery: Delivery, log: Logger): Promise<void> {
     await this.mutex.run(ledgerKey(envelope.tenant_id, envelope.correlation_id), () =>
-      this.update(envelope.tenant_id, envelope.correlation_id, log, (current) => applyEnvelope(current, envelope, delivery, new Date()), {
-        cause: envelope,
-        eventId: `s${delivery.streamSeq}`,
-      }),
+      retryTransient(
+        () =>
+          this.update(envelope.tenant_id, envelope.correlation_id, log, (current) => applyEnvelope(current, envelope, delivery, new Date()), {
+            cause: envelope,
+            eventId: `s${delivery.streamSeq}`,
+          }),
+        log,
+      ),
     );
   }
 
@@ -141,6 +149,11 @@ export class HubService {
       const tenantId = key.slice(0, dot);
       const correlationId = key.slice(dot + 1);
       try {
+        if (await this.respondedInTime(tenantId, correlationId)) {
+          // The response is in the stream, stored before the deadline; the hub is just behind.
+          this.deadlines.schedule(key, Date.now() + 1000);
+          continue;
+        }
         await this.mutex.run(key, () =>
           this.update(tenantId, correlationId, this.log, (current) => (current ? applyDeadline(current, new Date()) : null), { eventId: 'deadline' }),
         );
@@ -149,6 +162,18 @@ export class HubService {
         this.deadlines.schedule(key, Date.now() + 1000);
       }
     }
+  }
+
+  /**
+   * Whether the workflow's response was stored in the stream by its deadline. The deadline is about
+   * when the responder answered, not about how soon the hub got to it: a hub catching up after an
+   * outage must not time out a workflow that did finish in time.
+   */
+  private async respondedInTime(tenantId: string, correlationId: string): Promise<boolean> {
+    const record = await this.ledger.load(tenantId, correlationId);
+    if (!record || isTerminalStatus(record.record.status)) return false;
+    const stored = await this.bus.lastStoredAt(workflowSubject(tenantId, 'response', correlationId));
+    return stored !== null && stored.getTime() <= Date.parse(record.record.deadline);
   }
 
   /**
@@ -217,6 +242,20 @@ export class HubService {
       : createEnvelope({ ...base, correlationId: record.correlation_id, tenantId: record.tenant_id, deadline: record.deadline });
     await this.bus.publish(update, { part: change.status, reportDuplicate: false });
     log.info({ correlation_id: record.correlation_id, status: change.status, reason: change.reason }, `workflow ${change.status}`);
+  }
+}
+
+/** Retries an operation while it fails for reasons NATS recovers from (about half a minute in all). */
+async function retryTransient<T>(op: () => Promise<T>, log: Logger, attempts = 12): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await op();
+    } catch (e) {
+      if (attempt >= attempts || !isTransient(e)) throw e;
+      const delay = Math.min(5000, 100 * 2 ** (attempt - 1));
+      log.warn({ err: e, attempt, retry_in_ms: delay }, 'ledger update failed; NATS may be away, retrying');
+      await new Promise((r) => setTimeout(r, delay));
+    }
   }
 }
 

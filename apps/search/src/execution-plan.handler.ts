@@ -55,8 +55,9 @@ export class ExecutionPlanHandler {
     }
     if (replies.length === 0) {
       const missing = degraded.map((d) => `${d.profile}: ${d.detail}`).join('; ');
-      // Worth another try only while a profile could still come up in time.
-      const retryable = degraded.some((d) => d.reason === 'unavailable') && deadline.getTime() - Date.now() > 1000;
+      // No lens at all usually means the bus or every profile is restarting: worth another try while
+      // there is time left for one; the step fails for good once there is not.
+      const retryable = deadline.getTime() - Date.now() > 1000;
       throw new StepFailedError('NO_PROFILE_ANSWERED', `no planned profile answered: ${missing}`, { retryable });
     }
     const fused = fuseRrf(

@@ -71,6 +71,10 @@ export interface ConsumerOptions {
   skipFinished: boolean;
   /** Take over a dead holder's in-flight envelopes first, in stream order (the single active hub). */
   resumeInOrder?: boolean;
+  /** Unacknowledged deliveries the server allows across replicas; default max(1000, 4 × concurrency). */
+  maxAckPending?: number;
+  /** Report a step given up on the workflow (default true); the hub only dead-letters its own. */
+  reportFailures?: boolean;
 }
 
 export function defaultConsumerOptions(agent: string): ConsumerOptions {

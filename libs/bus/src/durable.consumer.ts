@@ -12,6 +12,8 @@ export interface DurableConsumerSpec {
   maxDeliver: number;
   /** Messages processed at once by this process. */
   concurrency: number;
+  /** Deliveries the server lets be unacknowledged at once, across replicas (flow control). */
+  maxAckPending?: number;
   /**
    * For a single active consumer taking over from one that died (the hub): messages the previous
    * holder had in flight are delivered again at once and in stream order, before newer ones,
@@ -22,7 +24,7 @@ export interface DurableConsumerSpec {
 
 /** Creates the durable pull consumer, or brings its settings up to date. */
 export async function ensureDurableConsumer(bus: Bus, spec: DurableConsumerSpec): Promise<void> {
-  const maxAckPending = Math.max(1000, spec.concurrency * 4);
+  const maxAckPending = spec.maxAckPending ?? Math.max(1000, spec.concurrency * 4);
   const config: Partial<ConsumerConfig> & { durable_name: string } = {
     durable_name: spec.durable,
     filter_subject: spec.filter,
@@ -34,7 +36,12 @@ export async function ensureDurableConsumer(bus: Bus, spec: DurableConsumerSpec)
   };
   try {
     const { config: c } = await bus.jsm.consumers.info(spec.stream, spec.durable);
-    if (c.filter_subject !== config.filter_subject || c.ack_wait !== config.ack_wait || c.max_deliver !== config.max_deliver) {
+    if (
+      c.filter_subject !== config.filter_subject ||
+      c.ack_wait !== config.ack_wait ||
+      c.max_deliver !== config.max_deliver ||
+      c.max_ack_pending !== maxAckPending
+    ) {
       await bus.jsm.consumers.update(spec.stream, spec.durable, {
         filter_subject: config.filter_subject,
         ack_wait: config.ack_wait,
@@ -79,7 +86,7 @@ async function resumeFromAckFloor(bus: Bus, spec: DurableConsumerSpec, log: Logg
     opt_start_seq: from,
     ack_wait: nanos(spec.ackWaitMs),
     max_deliver: spec.maxDeliver,
-    max_ack_pending: Math.max(1000, spec.concurrency * 4),
+    max_ack_pending: spec.maxAckPending ?? Math.max(1000, spec.concurrency * 4),
   });
 }
 
@@ -110,7 +117,8 @@ export class DurableConsumer {
     if (this.spec.resumeInOrder) await resumeFromAckFloor(this.bus, this.spec, this.log);
     await ensureDurableConsumer(this.bus, this.spec);
     const consumer = await this.bus.js.consumers.get(this.spec.stream, this.spec.durable);
-    this.messages = await consumer.consume({ max_messages: Math.max(8, this.spec.concurrency) });
+    // Short pulls (and heartbeats at half of them) notice a lost server in seconds, not half a minute.
+    this.messages = await consumer.consume({ max_messages: Math.max(8, this.spec.concurrency), expires: 5000 });
     this.loop = this.run(this.messages);
   }
 

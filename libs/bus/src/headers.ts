@@ -1,3 +1,5 @@
+import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
+
 /** Header names Chorus mirrors from the envelope, so tools can route and trace without parsing JSON. */
 export const ChorusHeaders = Object.freeze({
   CorrelationId: 'Chorus-Correlation-Id',
@@ -9,3 +11,10 @@ export const ChorusHeaders = Object.freeze({
   /** On a dead letter: why it was dead-lettered. */
   DeadLetterReason: 'Chorus-Dead-Letter-Reason',
 } as const);
+
+/** NATS headers from name/value pairs (for tools that re-publish raw messages). */
+export function createHeaders(entries: Iterable<[string, string]>): MsgHdrs {
+  const h = natsHeaders();
+  for (const [k, v] of entries) h.set(k, v);
+  return h;
+}

@@ -4,7 +4,8 @@ export { ChorusClient, type ChorusClientOptions, type SubmitOptions, type Submit
 export { DEAD_LETTER_REASONS, createDeadLetter, publishDeadLetter, type DeadLetter, type DeadLetterReason } from './dead-letter';
 export type { EnvelopeHandler, HandlerContext, HandlerResult, Outbound } from './handler.types';
 export { FinishedWorkflows } from './finished-workflows';
-export { ChorusHeaders } from './headers';
+export { ChorusHeaders, createHeaders } from './headers';
+export { isTransient } from './transient-error';
 export { LeaderLease, type LeaseOptions } from './leader.lease';
 export { SERVICE_USERS, renderAuthorization, servicePermissions, type Permissions, type ServiceUser } from './nats.permissions';
 export { CountedEvents, type CountedEventsOptions, type EventCounts } from './counted-events';

@@ -13,6 +13,7 @@ import { createEnvelopeLogger, type Logger } from '@chorus/observability';
 import type { ConsumerOptions } from './bus.options';
 import { createDeadLetter, publishDeadLetter } from './dead-letter';
 import { DurableConsumer } from './durable.consumer';
+import { isTransient } from './transient-error';
 import type { EnvelopeHandler, HandlerContext } from './handler.types';
 import { toOutbound } from './handler.types';
 import type { Bus } from './nats.bus';
@@ -55,6 +56,7 @@ export class JetStreamConsumer {
         maxDeliver: options.maxDeliver,
         concurrency: options.concurrency,
         resumeInOrder: options.resumeInOrder,
+        maxAckPending: options.maxAckPending,
       },
       (m) => this.process(m),
       log,
@@ -171,6 +173,8 @@ export class JetStreamConsumer {
 
   private async onHandlerError(m: JsMsg, envelope: Envelope, error: unknown, log: Logger, delivery: number): Promise<'retry' | 'failed'> {
     const details = toErrorDetails(error);
+    // A NATS outage or a leader election is worth waiting out, whatever the handler was doing.
+    details.retry_possible ||= isTransient(error);
     if (details.retry_possible && delivery < this.options.maxDeliver) {
       const delay = this.backoff(delivery);
       log.warn({ err: error, delivery, retry_in_ms: delay }, 'step failed; will retry');
@@ -179,6 +183,11 @@ export class JetStreamConsumer {
     }
     log.error({ err: error, delivery }, 'step failed; giving up');
     await this.giveUp(m, async () => {
+      if (this.options.reportFailures === false) {
+        // The hub keeps the ledger: its own failures are dead-lettered, never announced as a workflow's.
+        await publishDeadLetter(this.bus, createDeadLetter({ reason: 'step_failed', subject: m.subject, streamSeq: m.seq, consumer: this.durable, data: m.data, deliveries: delivery, error: details }));
+        return;
+      }
       const report = deriveEnvelope(envelope, {
         messageType: 'status_update',
         agent: this.options.agent,

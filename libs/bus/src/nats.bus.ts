@@ -174,6 +174,17 @@ export class Bus {
     await this.js.publish(subject, encoder.encode(JSON.stringify(notice)));
   }
 
+  /** When the last message on `subject` was stored in the workflow stream, or null if none was. */
+  async lastStoredAt(subject: string): Promise<Date | null> {
+    try {
+      const m = await this.jsm.streams.getMessage(this.options.workflowStream, { last_by_subj: subject });
+      return m ? m.time : null;
+    } catch (e) {
+      if (/no message found|not found/i.test(String((e as Error).message))) return null;
+      throw e;
+    }
+  }
+
   /** Readiness: connected, and the workflow stream answers. */
   async readiness(): Promise<{ ready: boolean; detail: Record<string, unknown> }> {
     if (this.nc.isClosed()) return { ready: false, detail: { nats: 'closed' } };

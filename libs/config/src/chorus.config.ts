@@ -98,6 +98,7 @@ export function parseChorusConfig(env: Readonly<Record<string, string | undefine
       retryMaxMs: r.int('CHORUS_RETRY_MAX_MS', 5 * SECOND, 1, 10 * 60 * SECOND),
       skipExpired: true,
       skipFinished: true,
+      maxAckPending: r.optional('CHORUS_MAX_ACK_PENDING') === undefined ? undefined : r.int('CHORUS_MAX_ACK_PENDING', 1000, 1, 1_000_000),
     },
     logLevel: r.oneOf('CHORUS_LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     root,

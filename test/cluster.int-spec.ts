@@ -1,0 +1,40 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startDeployment, startNatsCluster, type ChorusDeployment, type NatsCluster } from '../scripts/cluster/cluster.launcher';
+import { postJson } from './chorus.fixture';
+
+/**
+ * Scale-out as `npm run start:cluster` runs it: a three-node NATS cluster with streams and buckets
+ * replicated three times, one process per app, two replicas of each agent.
+ */
+describe('cluster', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'chorus-cluster-test-'));
+  let cluster: NatsCluster;
+  let deployment: ChorusDeployment;
+
+  beforeAll(async () => {
+    cluster = await startNatsCluster(dir);
+    deployment = await startDeployment(join(__dirname, '..'), cluster.urls, { replicas: 2, env: { CHORUS_REPLICAS: '3' } });
+  }, 180_000);
+  afterAll(async () => {
+    await deployment?.stop();
+    await cluster?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const ask = async (n: number) => {
+    const results = await Promise.all(Array.from({ length: n }, (_, i) => postJson(`${deployment.url}/v1/queries?wait=true`, { query: `how does the hub keep its ledger ${i}`, deadline_ms: 30_000 })));
+    return results.map((r) => r.body.status as string);
+  };
+
+  it('cluster - every app replicated, streams on three replicas, queries complete', async () => {
+    expect(deployment.apps.filter((a) => a.app === 'search')).toHaveLength(2);
+    expect(await ask(20)).toEqual(Array(20).fill('completed'));
+  }, 120_000);
+
+  it('cluster - losing one NATS node, queries still complete', async () => {
+    await cluster.nodes[2].stop('SIGKILL');
+    expect(await ask(20)).toEqual(Array(20).fill('completed'));
+  }, 120_000);
+});
