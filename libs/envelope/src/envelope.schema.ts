@@ -1,8 +1,10 @@
 import { IS_ISO8601, getMetadataStorage } from 'class-validator';
+import { IS_DATE_TIME } from './date-time.validator';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { Envelope } from './envelope';
 import { MESSAGE_TYPES } from './message-type';
 import { PAYLOAD_CLASSES } from './payloads';
+import { UUID_V7_PATTERN } from './patterns';
 
 // class-transformer keeps its @Type() metadata in an internal module that ships no typings.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -22,13 +24,24 @@ export function createEnvelopeJsonSchema(): Record<string, unknown> {
     classValidatorMetadataStorage: getMetadataStorage(),
     classTransformerMetadataStorage: defaultMetadataStorage,
     refPointerPrefix: '#/definitions/',
-    // Our dates are strict ISO 8601 date-times, not bare dates.
-    additionalConverters: { [IS_ISO8601]: { type: 'string', format: 'date-time' } },
+    // Our dates are RFC 3339 date-times, not bare dates.
+    additionalConverters: {
+      [IS_ISO8601]: { type: 'string', format: 'date-time' },
+      // A named custom rule is converted by its name (class-validator-jsonschema looks it up).
+      [IS_DATE_TIME]: { type: 'string', format: 'date-time' },
+    },
   }) as Record<string, Record<string, unknown>>;
+  // Ids are UUIDv7 (IsUUID('7')), which the generic `uuid` format does not say.
+  const envelopeProps = definitions[Envelope.name].properties as Record<string, Record<string, unknown>>;
+  for (const name of ['message_id', 'causation_id']) envelopeProps[name] = { ...envelopeProps[name], pattern: UUID_V7_PATTERN.source };
+  // @IsOptional() accepts null as well as absence: every optional property may be null.
+  for (const definition of Object.values(definitions)) {
+    const required = new Set((definition.required as string[] | undefined) ?? []);
+    const props = (definition.properties ?? {}) as Record<string, Record<string, unknown>>;
+    for (const [name, prop] of Object.entries(props)) if (!required.has(name)) props[name] = { anyOf: [prop, { type: 'null' }] };
+  }
   const envelope = definitions[Envelope.name];
-  const nullable = ['causation_id', 'target_agent', 'error_details'];
   const properties = { ...(envelope.properties as Record<string, Record<string, unknown>>) };
-  for (const name of nullable) properties[name] = { anyOf: [properties[name], { type: 'null' }] };
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',
     $id: ENVELOPE_SCHEMA_ID,
@@ -39,10 +52,17 @@ export function createEnvelopeJsonSchema(): Record<string, unknown> {
     type: 'object',
     properties,
     required: envelope.required,
-    allOf: MESSAGE_TYPES.map((type) => ({
-      if: { properties: { message_type: { const: type } } },
-      then: { properties: { payload: { $ref: `#/definitions/${PAYLOAD_CLASSES[type].name}` } } },
-    })),
+    allOf: [
+      ...MESSAGE_TYPES.map((type) => ({
+        if: { properties: { message_type: { const: type } } },
+        then: { properties: { payload: { $ref: `#/definitions/${PAYLOAD_CLASSES[type].name}` } } },
+      })),
+      // error_details is required (an object) when status is error (ValidateIf in the class).
+      {
+        if: { properties: { status: { const: 'error' } }, required: ['status'] },
+        then: { required: ['error_details'], properties: { error_details: { $ref: '#/definitions/ErrorDetails' } } },
+      },
+    ],
     definitions: Object.fromEntries(Object.entries(definitions).sort(([a], [b]) => a.localeCompare(b))),
   };
 }

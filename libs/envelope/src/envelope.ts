@@ -5,7 +5,6 @@ import {
   IsArray,
   IsIn,
   IsInt,
-  IsISO8601,
   IsObject,
   IsOptional,
   IsUUID,
@@ -15,6 +14,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import { IsDateTime } from './date-time.validator';
 import { ErrorDetails } from './error-details';
 import { ENVELOPE_STATUSES, MESSAGE_TYPES, type EnvelopeStatus, type MessageType } from './message-type';
 import {
@@ -66,11 +66,11 @@ export class Envelope<T extends MessageType = MessageType> {
   status!: EnvelopeStatus;
 
   /** When it was published, ISO 8601 UTC. */
-  @IsISO8601({ strict: true }, { message: 'timestamp must be an ISO 8601 date-time' })
+  @IsDateTime({ message: 'timestamp must be an RFC 3339 date-time, e.g. 2026-11-30T10:30:00.000Z' })
   timestamp!: string;
 
   /** The workflow's absolute deadline, carried unchanged on every hop. */
-  @IsISO8601({ strict: true }, { message: 'deadline must be an ISO 8601 date-time' })
+  @IsDateTime({ message: 'deadline must be an RFC 3339 date-time, e.g. 2026-11-30T10:30:05.000Z' })
   deadline!: string;
 
   /** 1 for a first attempt; a retry of the same step keeps its idempotency key and counts up. */

@@ -35,6 +35,7 @@ export {
   SESSION_ID_PATTERN,
   TENANT_ID_PATTERN,
   TRACEPARENT_PATTERN,
+  UUID_V7_PATTERN,
 } from './patterns';
 export { PAYLOAD_CLASSES, type PayloadOf } from './payloads';
 export { QueryPayload } from './payloads/query.payload';
@@ -68,7 +69,8 @@ export { AnswerSource, Provenance, RankedResult, ResponsePayload } from './paylo
 export { StatusUpdatePayload } from './payloads/status-update.payload';
 export { COMMANDS, OrchestrationCommandPayload, type Command } from './payloads/orchestration-command.payload';
 export { createEnvelope, deriveEnvelope, type CreateEnvelopeInput, type DeriveEnvelopeInput } from './envelope.factory';
-export { flattenValidationErrors, parseEnvelope, type ParseEnvelopeOptions, type ParseResult } from './envelope.parser';
+export { explainEnvelope, flattenValidationErrors, parseEnvelope, type ParseEnvelopeOptions, type ParseResult } from './envelope.parser';
+export { createEnvelopeValidator, type EnvelopeValidator } from './envelope.validator';
 export { ENVELOPE_SCHEMA_ID, createEnvelopeJsonSchema } from './envelope.schema';
 export { idempotencyKey } from './idempotency';
 export {

@@ -1,4 +1,6 @@
 /** Token rules shared by the envelope validator, the HTTP DTOs and the subject builders. */
+/** A UUID of version 7 (time-ordered), as every message id is. */
+export const UUID_V7_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-7[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$/;
 export const CORRELATION_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 export const TENANT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 export const AGENT_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,62}$/;

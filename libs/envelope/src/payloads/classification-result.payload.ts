@@ -67,6 +67,7 @@ export class ClassificationResultPayload {
   /** Recognised spans. */
   @IsArray()
   @ArrayMaxSize(64)
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => Entity)
   entities!: Entity[];
@@ -87,6 +88,7 @@ export class ClassificationResultPayload {
 
   /** Profiles named explicitly in the text (`profile:bm25`) or the request. */
   @IsArray()
+  @IsString({ each: true })
   @Matches(PROFILE_NAME_PATTERN, { each: true })
   explicit_profiles!: string[];
 

@@ -4,7 +4,6 @@ import {
   IsArray,
   IsIn,
   IsInt,
-  IsISO8601,
   IsNumber,
   IsObject,
   IsOptional,
@@ -15,6 +14,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+import { IsDateTime } from '../date-time.validator';
 import { MAX_TOP_K, PROFILE_NAME_PATTERN } from '../patterns';
 import { QueryPayload } from './query.payload';
 
@@ -79,6 +79,7 @@ export class ExecutionPlanPayload {
   /** Profiles to query, in parallel. */
   @IsArray()
   @ArrayMaxSize(16)
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => PlannedProfile)
   profiles!: PlannedProfile[];
@@ -86,6 +87,7 @@ export class ExecutionPlanPayload {
   /** Profiles considered and left out, with the reason. */
   @IsArray()
   @ArrayMaxSize(16)
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => PlannedProfile)
   alternatives!: PlannedProfile[];
@@ -103,7 +105,7 @@ export class ExecutionPlanPayload {
   fusion!: FusionParameters;
 
   /** The search step must publish its results by this time, leaving the rest for the responder. */
-  @IsISO8601({ strict: true })
+  @IsDateTime()
   search_deadline!: string;
 
   /** Fail instead of degrading when a planned profile does not answer. */

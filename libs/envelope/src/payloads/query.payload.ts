@@ -34,6 +34,7 @@ export class QueryPayload {
   @IsArray()
   @ArrayMaxSize(8)
   @ArrayUnique()
+  @IsString({ each: true })
   @Matches(PROFILE_NAME_PATTERN, { each: true, message: 'each profile must match [a-z][a-z0-9_-]{0,31}' })
   profiles?: string[] | null;
 

@@ -69,17 +69,20 @@ export class AnswerSource {
 export class Provenance {
   /** One entry per sentence of the answer. */
   @IsArray()
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => AnswerSource)
   sources!: AnswerSource[];
 
   /** Profiles whose results were fused. */
   @IsArray()
+  @IsString({ each: true })
   @Matches(PROFILE_NAME_PATTERN, { each: true })
   profiles_used!: string[];
 
   /** Planned profiles that did not contribute. */
   @IsArray()
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => Degradation)
   degraded!: Degradation[];
@@ -110,6 +113,7 @@ export class ResponsePayload {
   /** Ranked results, best first. */
   @IsArray()
   @ArrayMaxSize(100)
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => RankedResult)
   results!: RankedResult[];

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { IsIn, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { MESSAGE_TYPES, WORKFLOW_STATUSES, type MessageType, type WorkflowStatus } from '../message-type';
 import { ErrorDetails } from '../error-details';
 
@@ -30,6 +30,7 @@ export class StatusUpdatePayload {
 
   /** The error that caused a failure. */
   @IsOptional()
+  @IsObject()
   @ValidateNested()
   @Type(() => ErrorDetails)
   error?: ErrorDetails | null;

@@ -78,17 +78,20 @@ export class ToolResultsPayload {
   /** Fused results, best first, at most the plan's top_k. */
   @IsArray()
   @ArrayMaxSize(1000)
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => FusedResult)
   results!: FusedResult[];
 
   /** Profiles whose results were fused. */
   @IsArray()
+  @IsString({ each: true })
   @Matches(PROFILE_NAME_PATTERN, { each: true })
   profiles_used!: string[];
 
   /** Planned profiles that are missing, with the reason. Empty when every lens answered. */
   @IsArray()
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => Degradation)
   degraded!: Degradation[];
