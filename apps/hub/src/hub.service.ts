@@ -5,6 +5,7 @@ import {
   applyEnvelope,
   HUB_AGENT,
   ledgerKey,
+  recordAnnouncement,
   toSummary,
   type Delivery,
   type StatusChange,
@@ -32,6 +33,16 @@ const MAX_CONFLICT_RETRIES = 8;
 /** Kinds of ledger events; their counts are the hub's totals. */
 export const LEDGER_EVENTS = ['created', 'completed', 'failed', 'timed_out', 'cancelled', 'duplicate', 'late'] as const;
 
+interface QueuedUpdate {
+  transition: (current: WorkflowRecord | null) => Transition | null;
+  context: { cause?: Envelope; eventId: string };
+  log: Logger;
+  resolve: (t: Transition | null) => void;
+  reject: (error: unknown) => void;
+}
+
+type Outcome = { transition: Transition | null } | { error: unknown };
+
 export interface HubServiceOptions {
   sweepIntervalMs: number;
   recentCapacity: number;
@@ -45,6 +56,7 @@ export interface HubServiceOptions {
  */
 export class HubService {
   private readonly mutex = new KeyedMutex();
+  private readonly queued = new Map<string, QueuedUpdate[]>();
   private readonly deadlines = new DeadlineQueue();
   readonly agentStats = new AgentStats();
   readonly recent: RecentIndex;
@@ -100,33 +112,25 @@ export class HubService {
    * Records one envelope of the workflow stream. A NATS outage is waited out here, holding the
    * workflow's turn, so its envelopes are still applied in order once NATS is back.
    */
-  async onEnvelope(envelope: Envelope, delivery: Delivery, log: Logger): Promise<void> {
-    await this.mutex.run(ledgerKey(envelope.tenant_id, envelope.correlation_id), () =>
-      retryTransient(
-        () =>
-          this.update(envelope.tenant_id, envelope.correlation_id, log, (current) => applyEnvelope(current, envelope, delivery, new Date()), {
-            cause: envelope,
-            eventId: `s${delivery.streamSeq}`,
-          }),
-        log,
-      ),
-    );
+  onEnvelope(envelope: Envelope, delivery: Delivery, log: Logger): Promise<Transition | null> {
+    return this.update(envelope.tenant_id, envelope.correlation_id, log, (current) => applyEnvelope(current, envelope, delivery, new Date()), {
+      cause: envelope,
+      eventId: `s${delivery.streamSeq}`,
+    });
   }
 
   /** Counts a re-publish that the stream dropped (reported on `chorus.dup.…`). */
   async onDroppedDuplicate(notice: DuplicateNotice, noticeSeq: number): Promise<void> {
     const key = ledgerKey(notice.tenant_id, notice.correlation_id);
-    await this.mutex.run(key, () =>
-      this.update(
-        notice.tenant_id,
-        notice.correlation_id,
-        this.log,
-        (current) => {
-          if (!current) throw new Error(`duplicate notice for ${key}, which the hub has not recorded yet; retrying`);
-          return { record: applyDroppedDuplicate(current, new Date()), effect: 'duplicate', emits: [] };
-        },
-        { eventId: `n${noticeSeq}` },
-      ),
+    await this.update(
+      notice.tenant_id,
+      notice.correlation_id,
+      this.log,
+      (current) => {
+        if (!current) throw new Error(`duplicate notice for ${key}, which the hub has not recorded yet; retrying`);
+        return { record: applyDroppedDuplicate(current, new Date()), effect: 'duplicate', emits: [] };
+      },
+      { eventId: `n${noticeSeq}` },
     );
   }
 
@@ -154,9 +158,7 @@ export class HubService {
           this.deadlines.schedule(key, Date.now() + 1000);
           continue;
         }
-        await this.mutex.run(key, () =>
-          this.update(tenantId, correlationId, this.log, (current) => (current ? applyDeadline(current, new Date()) : null), { eventId: 'deadline' }),
-        );
+        await this.update(tenantId, correlationId, this.log, (current) => (current ? applyDeadline(current, new Date()) : null), { eventId: 'deadline' });
       } catch (e) {
         this.log.error({ err: e, correlation_id: correlationId }, 'deadline sweep failed; will retry');
         this.deadlines.schedule(key, Date.now() + 1000);
@@ -177,11 +179,12 @@ export class HubService {
   }
 
   /**
-   * Load → transition → announce and count → save, retried on a concurrent write. Announcements and
-   * counted events go out before the save: if the save is lost, the redelivered envelope yields the
-   * same ones, and their ids make the streams drop the repeats.
+   * Queues a transition of one workflow. Transitions of a workflow are applied one at a time, in
+   * order; those that queue up while the workflow's previous write is in flight are applied
+   * together and written once (group commit), and each resolves once the write that holds it is
+   * done: an envelope is acknowledged only after its effect is stored.
    */
-  private async update(
+  private update(
     tenantId: string,
     correlationId: string,
     log: Logger,
@@ -189,31 +192,82 @@ export class HubService {
     context: { cause?: Envelope; eventId: string },
   ): Promise<Transition | null> {
     const key = ledgerKey(tenantId, correlationId);
+    return new Promise((resolve, reject) => {
+      const item: QueuedUpdate = { transition, context, log, resolve, reject };
+      const queue = this.queued.get(key);
+      if (queue) {
+        queue.push(item);
+        return;
+      }
+      this.queued.set(key, [item]);
+      void this.mutex.run(key, () => this.drain(tenantId, correlationId, key));
+    });
+  }
+
+  /** Applies and writes the workflow's queued transitions, batch after batch, until none are left. */
+  private async drain(tenantId: string, correlationId: string, key: string): Promise<void> {
+    for (;;) {
+      const batch = this.queued.get(key) ?? [];
+      if (batch.length === 0) {
+        this.queued.delete(key);
+        return;
+      }
+      this.queued.set(key, []);
+      try {
+        const outcomes = await retryTransient(() => this.commit(tenantId, correlationId, key, batch), batch[0].log);
+        outcomes.forEach((outcome, i) => ('error' in outcome ? batch[i].reject(outcome.error) : batch[i].resolve(outcome.transition)));
+      } catch (e) {
+        for (const item of batch) item.reject(e);
+      }
+    }
+  }
+
+  /**
+   * Load → transition each → announce and count → one save, retried on a concurrent write.
+   * Announcements and counted events go out before the save: if the save is lost, the redelivered
+   * envelopes yield the same ones, and their ids make the streams drop the repeats. A transition
+   * that throws fails alone; the others of its batch go on.
+   */
+  private async commit(tenantId: string, correlationId: string, key: string, batch: QueuedUpdate[]): Promise<Outcome[]> {
     for (let attempt = 1; ; attempt++) {
       const stored: LedgerEntry | null = await this.ledger.load(tenantId, correlationId);
-      const t = transition(stored?.record ?? null);
-      if (!t || t.record === stored?.record) return t;
-      await this.recordEvents(key, stored === null, t, context.eventId);
-      for (const change of t.emits) await this.announce(t.record, change, log, context.cause);
+      let current = stored?.record ?? null;
+      const outcomes: Outcome[] = [];
+      for (const item of batch) {
+        let t: Transition | null;
+        try {
+          t = item.transition(current);
+        } catch (error) {
+          outcomes.push({ error });
+          continue;
+        }
+        outcomes.push({ transition: t });
+        if (!t || t.record === current) continue;
+        await this.recordEvents(key, current === null, t, item.context.eventId);
+        let record = t.record;
+        for (const change of t.emits) record = await this.announce(record, change, item.log, item.context.cause);
+        current = record;
+      }
+      if (current === null || current === stored?.record) return outcomes;
       let saved: LedgerEntry;
       try {
-        saved = await this.ledger.save(t.record, stored?.revision ?? 0);
+        saved = await this.ledger.save(current, stored?.revision ?? 0);
       } catch (e) {
         if (isRevisionConflict(e) && attempt < MAX_CONFLICT_RETRIES) {
-          log.debug({ effect: t.effect, revision: stored?.revision ?? 0, attempt }, 'ledger write conflict; retrying');
+          batch[0].log.debug({ revision: stored?.revision ?? 0, attempt }, 'ledger write conflict; retrying');
           continue;
         }
         throw e;
       }
-      log.debug({ effect: t.effect, from: stored?.revision ?? 0, to: saved.revision, steps: t.record.steps.length }, 'ledger updated');
-      if (isTerminalStatus(t.record.status)) this.deadlines.cancel(key);
-      else this.deadlines.schedule(key, Date.parse(t.record.deadline));
-      this.recent.upsert(toSummary(t.record));
-      const newSteps = t.record.steps.length - (stored?.record.steps.length ?? 0);
-      for (const step of t.record.steps.slice(t.record.steps.length - Math.max(0, newSteps))) {
+      batch[0].log.debug({ applied: batch.length, from: stored?.revision ?? 0, to: saved.revision, steps: current.steps.length }, 'ledger updated');
+      if (isTerminalStatus(current.status)) this.deadlines.cancel(key);
+      else this.deadlines.schedule(key, Date.parse(current.deadline));
+      this.recent.upsert(toSummary(current));
+      const newSteps = current.steps.length - (stored?.record.steps.length ?? 0);
+      for (const step of current.steps.slice(current.steps.length - Math.max(0, newSteps))) {
         if (step.message_type !== 'query') this.agentStats.record(step.agent, step.duration_ms, step.status === 'error');
       }
-      return t;
+      return outcomes;
     }
   }
 
@@ -227,8 +281,11 @@ export class HubService {
     await Promise.all(events);
   }
 
-  /** Publishes a `status_update`, caused by the envelope that changed the status (none for a timeout). */
-  private async announce(record: WorkflowRecord, change: StatusChange, log: Logger, cause?: Envelope): Promise<void> {
+  /**
+   * Publishes a `status_update`, caused by the envelope that changed the status (none for a
+   * timeout), and returns the record with the announcement recorded as seen.
+   */
+  private async announce(record: WorkflowRecord, change: StatusChange, log: Logger, cause?: Envelope): Promise<WorkflowRecord> {
     const payload: StatusUpdatePayload = {
       workflow_status: change.status,
       previous_status: change.previous,
@@ -240,8 +297,9 @@ export class HubService {
     const update = cause
       ? deriveEnvelope(cause, base)
       : createEnvelope({ ...base, correlationId: record.correlation_id, tenantId: record.tenant_id, deadline: record.deadline });
-    await this.bus.publish(update, { part: change.status, reportDuplicate: false });
+    const published = await this.bus.publish(update, { part: change.status, reportDuplicate: false });
     log.info({ correlation_id: record.correlation_id, status: change.status, reason: change.reason }, `workflow ${change.status}`);
+    return recordAnnouncement(record, update, { idempotencyKey: published.idempotencyKey, streamSeq: published.seq });
   }
 }
 

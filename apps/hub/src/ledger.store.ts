@@ -1,6 +1,5 @@
 import { KeyValueStore, type Bus } from '@chorus/bus';
 import { ledgerKey, type WorkflowRecord } from '@chorus/correlation';
-import { isTerminalStatus } from '@chorus/envelope';
 
 export interface LedgerEntry {
   record: WorkflowRecord;
@@ -59,9 +58,9 @@ export class LedgerStore {
     try {
       const next = revision === 0 ? await this.kv.create(key, record) : await this.kv.update(key, record, revision);
       const entry = { record, revision: next };
-      // Only workflows still running are worth keeping: a finished one is rarely touched again.
-      if (isTerminalStatus(record.status)) this.cache.delete(key);
-      else this.remember(key, entry);
+      // A finished workflow is kept too: its final status update comes back to the hub right after.
+      // Evicted like any other entry, least recently used first.
+      this.remember(key, entry);
       return entry;
     } catch (e) {
       this.cache.delete(key);

@@ -5,6 +5,7 @@ export {
   applyDroppedDuplicate,
   applyEnvelope,
   createRecord,
+  recordAnnouncement,
   type Delivery,
   type Effect,
   type StatusChange,

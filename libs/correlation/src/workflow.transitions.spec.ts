@@ -1,5 +1,5 @@
 import { createEnvelope, deriveEnvelope, idempotencyKey, type Envelope } from '@chorus/envelope';
-import { applyDeadline, applyDroppedDuplicate, applyEnvelope, type Transition } from './workflow.transitions';
+import { applyDeadline, applyDroppedDuplicate, applyEnvelope, recordAnnouncement, type Transition } from './workflow.transitions';
 import type { WorkflowRecord } from './workflow.record';
 
 const t0 = new Date('2026-11-30T10:00:00.000Z');
@@ -132,6 +132,20 @@ describe('applyEnvelope', () => {
     const t = apply(record, update, 'completed');
     expect(t.effect).toBe('recorded');
     expect(t.record.late_envelopes).toBe(0);
+  });
+
+  it("recordAnnouncement - the hub's announcement, recorded when published, arrives as a redelivery: nothing to write", () => {
+    const { record, envelopes } = runToResponse();
+    const update = child(envelopes[4], 'status_update', 'hub', { workflow_status: 'completed' });
+    const delivery = { idempotencyKey: idempotencyKey(update.correlation_id, 'status_update', 'hub', 'completed'), streamSeq: 4242 };
+    const recorded = recordAnnouncement(record, update, delivery);
+    expect(recorded.seen[delivery.idempotencyKey]).toBe(4242);
+    expect(record.seen[delivery.idempotencyKey]).toBeUndefined();
+    const t = applyEnvelope(recorded, update, delivery, t0);
+    expect(t.effect).toBe('redelivered');
+    expect(t.record).toBe(recorded);
+    // The same announcement stored again later (a re-publish past the stream's window) is counted.
+    expect(applyEnvelope(recorded, update, { ...delivery, streamSeq: 9999 }, t0).effect).toBe('duplicate');
   });
 
   it('applyEnvelope - does not mutate the record it was given', () => {

@@ -131,6 +131,19 @@ export function applyDeadline(record: WorkflowRecord, now: Date): Transition {
   });
 }
 
+/**
+ * Records the hub's own announcement as seen, as {@link applyEnvelope} would on its delivery: saved
+ * with the change that caused it, so its delivery back to the hub is a redelivery with nothing to
+ * write.
+ */
+export function recordAnnouncement(record: WorkflowRecord, envelope: Pick<Envelope, 'message_id' | 'timestamp'>, delivery: Delivery): WorkflowRecord {
+  return {
+    ...record,
+    seen: { ...record.seen, [delivery.idempotencyKey]: delivery.streamSeq },
+    times: { ...record.times, [envelope.message_id]: envelope.timestamp },
+  };
+}
+
 /** Records a duplicate the stream dropped (reported by its publisher). */
 export function applyDroppedDuplicate(record: WorkflowRecord, now: Date): WorkflowRecord {
   return { ...record, duplicates_dropped: record.duplicates_dropped + 1, updated_at: now.toISOString() };

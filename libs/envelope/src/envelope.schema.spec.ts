@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Ajv from 'ajv';
 import { createEnvelopeJsonSchema } from './envelope.schema';
 
 describe('envelope JSON Schema', () => {
@@ -15,5 +16,11 @@ describe('envelope JSON Schema', () => {
       then: { properties: { payload: { $ref: '#/definitions/ExecutionPlanPayload' } } },
     });
     expect(Object.keys(schema.definitions)).toEqual(expect.arrayContaining(['Envelope', 'QueryPayload', 'ResponsePayload', 'ErrorDetails']));
+  });
+
+  it('envelope JSON Schema - is a valid draft-07 schema (the validator compiles it without checking)', () => {
+    const ajv = new Ajv({ strict: false, validateFormats: false });
+    expect(ajv.validateSchema(createEnvelopeJsonSchema())).toBe(true);
+    expect(ajv.errors ?? null).toBeNull();
   });
 });

@@ -19,15 +19,20 @@ export interface EnvelopeValidator {
 export function createEnvelopeValidator(): EnvelopeValidator {
   const schema = createEnvelopeJsonSchema();
   const fast = compile(schema, false);
-  const thorough = compile(schema, true);
+  // Compiling costs a few hundred milliseconds of start-up; the thorough one is for rare rejections.
+  let thorough: ValidateFunction | undefined;
   return {
     isValid: (value) => fast(value) as boolean,
-    errors: (value) => (thorough(value) ? [] : toFieldErrors(thorough.errors ?? [])),
+    errors: (value) => {
+      thorough ??= compile(schema, true);
+      return thorough(value) ? [] : toFieldErrors(thorough.errors ?? []);
+    },
   };
 }
 
 function compile(schema: Record<string, unknown>, allErrors: boolean): ValidateFunction {
-  const ajv = new Ajv({ allErrors, strict: false, validateFormats: true });
+  // validateSchema: the schema is generated, and a test checks it against draft-07.
+  const ajv = new Ajv({ allErrors, strict: false, validateFormats: true, validateSchema: false });
   addFormats(ajv, ['date-time', 'uuid']);
   return ajv.compile(schema);
 }

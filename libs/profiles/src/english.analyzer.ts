@@ -19,7 +19,7 @@ export const ENGLISH_STOPWORDS: ReadonlySet<string> = Object.freeze(
 const NON_WORD = /[^\p{L}\p{N}]+/u;
 // `'s` (straight, curly or full-width apostrophe) at the end of a word, as Lucene's
 // EnglishPossessiveFilter removes it. Applied before splitting, where the apostrophe would vanish.
-const POSSESSIVE = /([\p{L}\p{N}])['\u2019\uFF07]s(?![\p{L}\p{N}])/gu;
+const POSSESSIVE = /([\p{L}\p{N}])['\u2019\uFF07][sS](?![\p{L}\p{N}])/gu;
 
 /** Lowercased words split on non-alphanumerics; no stopword removal, no stemming. */
 export function tokenizeWords(text: string): string[] {
@@ -31,12 +31,30 @@ export function tokenizeWords(text: string): string[] {
 
 /** Words for the English analyzer: lowercased, possessive `'s` removed, split on non-alphanumerics. */
 export function toEnglishWords(text: string): string[] {
-  return tokenizeWords(text.toLowerCase().replace(POSSESSIVE, '$1'));
+  return tokenizeWords(text.replace(POSSESSIVE, '$1'));
+}
+
+// Porter stemming is most of the analyzer's cost, and the words of a corpus and its queries repeat:
+// the stems of recent words are remembered (bounded: the oldest half is dropped when full).
+const STEM_CACHE_SIZE = 50_000;
+let stems = new Map<string, string>();
+let olderStems = new Map<string, string>();
+
+function stem(word: string): string {
+  let s = stems.get(word);
+  if (s !== undefined) return s;
+  s = olderStems.get(word) ?? stemmer(word);
+  stems.set(word, s);
+  if (stems.size >= STEM_CACHE_SIZE) {
+    olderStems = stems;
+    stems = new Map();
+  }
+  return s;
 }
 
 /** The indexed term of one word from {@link toEnglishWords}: its Porter stem, or null for a stopword. */
 export function toEnglishTerm(word: string): string | null {
-  return ENGLISH_STOPWORDS.has(word) ? null : stemmer(word);
+  return ENGLISH_STOPWORDS.has(word) ? null : stem(word);
 }
 
 /**
