@@ -1,2 +1,3 @@
 export { loadCorpus, type LoadedCorpus } from './corpus.loader';
-export { startProfiles } from './profile.app';
+export { defaultResourceLoaders, startProfiles, type ProfilesOptions, type ResourceLoaders } from './profile.app';
+export { WORD_VECTORS_PACKAGE, loadWordVectors } from './word-vectors.loader';

@@ -1,60 +1,131 @@
-import { startProfileService, type Bus, type Component } from '@chorus/bus';
+import { startProfileService, type Bus, type Component, type ProfileServiceDefinition } from '@chorus/bus';
 import type { ChorusConfig } from '@chorus/config';
 import type { ProfileDocument } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
-import { PROFILE_ENGINES, isProfileEngineName, type Document, type SearchEngine } from '@chorus/profiles';
-import { loadCorpus } from './corpus.loader';
+import {
+  PROFILE_ENGINES,
+  PROFILE_ENGINE_RESOURCES,
+  isProfileEngineName,
+  type Document,
+  type EngineResources,
+  type ProfileEngineName,
+  type SearchEngine,
+} from '@chorus/profiles';
+import { loadCorpus, type LoadedCorpus } from './corpus.loader';
+import { loadWordVectors } from './word-vectors.loader';
 
 const VERSION = '0.1.0';
+
+/** How the resources some engines need are loaded; tests pass small ones. */
+export interface ResourceLoaders {
+  wordVectors(): Promise<NonNullable<EngineResources['wordVectors']>>;
+}
+
+export function defaultResourceLoaders(): ResourceLoaders {
+  return { wordVectors: () => loadWordVectors() };
+}
+
+export interface ProfilesOptions {
+  loaders?: ResourceLoaders;
+  /** Called once every profile serves, or with the error of one that could not be built. */
+  onSettled?: (error?: unknown) => void;
+}
 
 /**
  * Profile workers: one NATS service per configured profile, each over the same corpus. Replicas
  * of a profile (this app started again) share its queue group.
+ *
+ * Engines that need only the corpus (`bm25`, `trigram`) serve before this resolves. An engine that
+ * needs a resource (`wordvec` and its word vectors: seconds and about 0.5 GB to load) is built in
+ * the background and registers when ready, so the process, and `npm start`, are up at once; until
+ * then the search worker reports that profile as unavailable. Only the resources of the profiles
+ * in `names` are ever loaded.
  */
-export async function startProfiles(bus: Bus, config: ChorusConfig, parentLog: Logger, names = config.profiles): Promise<Component> {
+export async function startProfiles(
+  bus: Bus,
+  config: ChorusConfig,
+  parentLog: Logger,
+  names = config.profiles,
+  options: ProfilesOptions = {},
+): Promise<Component> {
   const unknown = names.filter((n) => !isProfileEngineName(n));
   if (unknown.length > 0) {
     throw new Error(`no search engine for profile(s) ${unknown.join(', ')}; known: ${Object.keys(PROFILE_ENGINES).join(', ')}`);
   }
+  const engines = names as ProfileEngineName[];
+  const loaders = options.loaders ?? defaultResourceLoaders();
   const started = Date.now();
   const corpus = loadCorpus(config.corpusPath, config.root);
   const byId = new Map(corpus.documents.map((d) => [d.id, d]));
   const services: Array<{ stop(): Promise<void> }> = [];
-  for (const name of names) {
+  let closed = false;
+
+  const serve = async (name: ProfileEngineName, resources: EngineResources): Promise<void> => {
     const log = parentLog.child({ agent: `profile-${name}` });
     const t0 = Date.now();
-    const engine: SearchEngine = PROFILE_ENGINES[name as keyof typeof PROFILE_ENGINES](corpus.documents);
+    const engine: SearchEngine = PROFILE_ENGINES[name](corpus.documents, resources);
     log.info({ documents: engine.size, build_ms: Date.now() - t0, corpus: corpus.source }, `profile ${name} indexed`);
-    services.push(
-      await startProfileService(
-        bus,
-        {
-          name,
-          version: VERSION,
-          description: engine.description,
-          metadata: { corpus: corpus.source, documents: String(engine.size) },
-          search: (req) => {
-            const t = performance.now();
-            const hits = engine.search(String(req.text ?? ''), Math.max(1, Math.min(10_000, Number(req.limit) || 10)));
-            return { profile: name, hits, corpus_size: engine.size, took_ms: performance.now() - t };
-          },
-          documents: (req) => ({
-            documents: (Array.isArray(req.ids) ? req.ids : [])
-              .map((id) => byId.get(String(id)))
-              .filter((d): d is Document => d !== undefined)
-              .map((d) => truncate(d, req.max_chars)),
-          }),
-        },
-        log,
-      ),
-    );
-  }
-  parentLog.info({ profiles: names, ms: Date.now() - started }, 'profiles serving');
+    if (closed) return;
+    services.push(await startProfileService(bus, toServiceDefinition(name, engine, corpus, byId), log));
+  };
+
+  const immediate = engines.filter((n) => PROFILE_ENGINE_RESOURCES[n].length === 0);
+  const deferred = engines.filter((n) => PROFILE_ENGINE_RESOURCES[n].length > 0);
+  for (const name of immediate) await serve(name, {});
+
+  const background = (async () => {
+    if (deferred.length === 0) return;
+    // Yield first, so the caller (and the other apps of an all-in-one process) finish starting.
+    await new Promise((resolve) => setImmediate(resolve));
+    const t0 = Date.now();
+    const resources = await loadResources(deferred, loaders);
+    parentLog.info({ resources: Object.keys(resources), ms: Date.now() - t0 }, 'profile resources loaded');
+    for (const name of deferred) if (!closed) await serve(name, resources);
+  })();
+  background.then(
+    () => {
+      if (closed) return;
+      if (deferred.length > 0) parentLog.info({ profiles: names, ms: Date.now() - started }, 'profiles serving');
+      options.onSettled?.();
+    },
+    (error: unknown) => {
+      parentLog.error({ err: error, profiles: deferred }, 'profiles could not be built; they stay unavailable');
+      options.onSettled?.(error);
+    },
+  );
+  if (immediate.length > 0) parentLog.info({ profiles: immediate, pending: deferred, ms: Date.now() - started }, 'profiles serving');
   return {
     name: `profiles(${names.join(',')})`,
     close: async () => {
+      closed = true;
       await Promise.all(services.map((s) => s.stop()));
     },
+  };
+}
+
+/** Loads, once, every resource the given engines need. */
+async function loadResources(names: readonly ProfileEngineName[], loaders: ResourceLoaders): Promise<EngineResources> {
+  const needed = new Set(names.flatMap((n) => PROFILE_ENGINE_RESOURCES[n]));
+  return needed.has('wordVectors') ? { wordVectors: await loaders.wordVectors() } : {};
+}
+
+function toServiceDefinition(name: string, engine: SearchEngine, corpus: LoadedCorpus, byId: ReadonlyMap<string, Document>): ProfileServiceDefinition {
+  return {
+    name,
+    version: VERSION,
+    description: engine.description,
+    metadata: { corpus: corpus.source, documents: String(engine.size) },
+    search: (req) => {
+      const t = performance.now();
+      const hits = engine.search(String(req.text ?? ''), Math.max(1, Math.min(10_000, Number(req.limit) || 10)));
+      return { profile: name, hits, corpus_size: engine.size, took_ms: performance.now() - t };
+    },
+    documents: (req) => ({
+      documents: (Array.isArray(req.ids) ? req.ids : [])
+        .map((id) => byId.get(String(id)))
+        .filter((d): d is Document => d !== undefined)
+        .map((d) => truncate(d, req.max_chars)),
+    }),
   };
 }
 

@@ -3,8 +3,8 @@ export { CorpusError, ProfilesErrorCodes } from './corpus.errors';
 export { ENGLISH_STOPWORDS, analyzeEnglish, tokenizeWords } from './english.analyzer';
 export { parseJsonlCorpus } from './jsonl.corpus';
 export { slugify, splitMarkdownSections } from './markdown.corpus';
-export { PROFILE_ENGINES, isProfileEngineName, type ProfileEngineName } from './profile.engines';
-export type { Document, SearchEngine, SearchEngineFactory, SearchHit } from './search-engine.types';
+export { PROFILE_ENGINES, PROFILE_ENGINE_RESOURCES, isProfileEngineName, type ProfileEngineName } from './profile.engines';
+export type { Document, EngineResources, SearchEngine, SearchEngineFactory, SearchHit } from './search-engine.types';
 export { splitSentences } from './sentence.splitter';
 export {
   createTrigramEngine,
@@ -13,3 +13,5 @@ export {
   toWordNgrams,
   type TrigramOptions,
 } from './trigram.engine';
+export { createWordVectors, parseWinkEmbeddings, type WordVectors } from './word-vectors';
+export { createWordvecEngine, defaultWordvecOptions, type WordvecOptions } from './wordvec.engine';

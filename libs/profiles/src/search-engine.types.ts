@@ -1,3 +1,5 @@
+import type { WordVectors } from './word-vectors';
+
 /**
  * The contract every search profile's engine fulfils. Engines are pure in-memory indexes built
  * once from a document list; callers own loading (files, NATS, ...) and hand over plain values.
@@ -23,7 +25,7 @@ export interface SearchHit {
 
 /** An immutable index over a fixed set of documents. */
 export interface SearchEngine {
-  /** Engine family, the key of `PROFILE_ENGINES` (`'bm25'`, `'trigram'`). */
+  /** Engine family, the key of `PROFILE_ENGINES` (`'bm25'`, `'trigram'`, `'wordvec'`). */
   readonly name: string;
   /** Number of documents indexed. */
   readonly size: number;
@@ -37,5 +39,14 @@ export interface SearchEngine {
   search(text: string, limit: number): SearchHit[];
 }
 
-/** Builds an engine from documents; the shape of every `PROFILE_ENGINES` entry. */
-export type SearchEngineFactory = (docs: readonly Document[]) => SearchEngine;
+/**
+ * What an engine may need besides its documents. The caller loads them (files are I/O; engines
+ * stay pure) and passes only what `PROFILE_ENGINE_RESOURCES` lists for the engine.
+ */
+export interface EngineResources {
+  /** Pretrained word vectors, for `wordvec`. */
+  readonly wordVectors?: WordVectors;
+}
+
+/** Builds an engine from documents (and resources); the shape of every `PROFILE_ENGINES` entry. */
+export type SearchEngineFactory = (docs: readonly Document[], resources: EngineResources) => SearchEngine;

@@ -1,0 +1,151 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Bus, NoRespondersError, ProfileClient, defaultBusOptions } from '@chorus/bus';
+import { parseChorusConfig } from '@chorus/config';
+import { createRootLogger } from '@chorus/observability';
+import { createWordVectors, type WordVectors } from '@chorus/profiles';
+import { startNats, type NatsHandle } from '@chorus/testing';
+import { startProfiles } from '../apps/profile/src';
+
+const ROOT = join(__dirname, '..');
+const EVAL = join(ROOT, 'dist', 'scripts', 'eval', 'eval.js');
+/** The shared reference evaluator, beside the checkout on developer machines and in CI. */
+const REFERENCE = join(ROOT, '..', 'shared', 'datasets', 'eval-trec.mjs');
+
+const CORPUS = [
+  { id: 'd1', title: 'Reciprocal rank fusion', text: 'Fusion sums reciprocal ranks of every list.' },
+  { id: 'd2', title: 'Porter stemmer', text: 'The stemmer reduces inflected words to their stems.' },
+  { id: 'd3', title: 'JetStream consumers', text: 'A durable consumer acknowledges each delivered message.' },
+  { id: 'd4', title: 'Key-value buckets', text: 'A bucket keeps the latest value of each key.' },
+  { id: 'd5', title: 'Dead letters', text: 'Envelopes that fail validation go to the dead-letter subject.' },
+];
+
+function writeFixture(dir: string): void {
+  writeFileSync(join(dir, 'corpus.jsonl'), CORPUS.map((d) => JSON.stringify(d)).join('\n'));
+  const queries = [
+    { id: 'q1', text: 'reciprocal rank fusion' },
+    { id: 'q2', text: 'porter stemmer stems' },
+    { id: 'q3', text: 'durable consumer acknowledges messages' },
+  ];
+  writeFileSync(join(dir, 'queries.jsonl'), queries.map((q) => JSON.stringify(q)).join('\n'));
+  writeFileSync(join(dir, 'qrels.tsv'), 'query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t1\nq3\td3\t1\nq3\td4\t1\n');
+}
+
+function runEval(args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [EVAL, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.once('exit', (code) => resolve({ code, output }));
+  });
+}
+
+describe('npm run eval', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'chorus-eval-'));
+    writeFixture(dir);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('eval - runs every query through the bus, writes TREC runs and scores them like trec_eval', async () => {
+    const out = join(dir, 'out');
+    const reference = existsSync(REFERENCE) ? ['--reference-evaluator', REFERENCE] : [];
+    const { code, output } = await runEval([
+      '--corpus', join(dir, 'corpus.jsonl'), '--queries', join(dir, 'queries.jsonl'), '--qrels', join(dir, 'qrels.tsv'),
+      '--out', out, '--profiles', 'bm25,trigram', '--warmup', '1', '--concurrency', '2', ...reference,
+    ]);
+    expect({ code, output }).toEqual({ code: 0, output: expect.stringContaining('fused pass: 3 queries') });
+    for (const name of ['fused', 'bm25', 'trigram']) {
+      const lines = readFileSync(join(out, `${name}.run`), 'utf8').trim().split('\n');
+      // qid Q0 docid rank score tag; ranks from 1, scores strictly decreasing within a query.
+      const q1 = lines.map((l) => l.split(' ')).filter((f) => f[0] === 'q1');
+      expect(q1[0]).toEqual(['q1', 'Q0', 'd1', '1', expect.any(String), `chorus-${name}`]);
+      for (let i = 1; i < q1.length; i++) expect(Number(q1[i][4])).toBeLessThan(Number(q1[i - 1][4]));
+      expect(new Set(lines.map((l) => l.split(' ')[0]))).toEqual(new Set(['q1', 'q2', 'q3']));
+    }
+    // bm25 puts d1, d2 and d3 first; q3's second relevant document (d4) shares no term with it.
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
+    expect(summary.runs.bm25.mrr10).toBe(1);
+    expect(summary.runs.bm25.ndcg10).toBeLessThan(1);
+    expect(summary.runs.fused.queries).toBe(3);
+    expect(output).toMatch(/^fused\s+\d\.\d{4}\s+\d\.\d{4}\s+1\.0000\s+3\s/m);
+  }, 180_000);
+
+  it('eval - with --check, exits 3 when a target is missed', async () => {
+    const { code, output } = await runEval([
+      '--corpus', join(dir, 'corpus.jsonl'), '--queries', join(dir, 'queries.jsonl'), '--qrels', join(dir, 'qrels.tsv'),
+      '--out', join(dir, 'check'), '--profiles', 'bm25', '--warmup', '0', '--check', '--min-bm25-ndcg', '1.5',
+    ]);
+    expect(output).toMatch(/MISSED bm25 nDCG@10 >= 1.5/);
+    expect(code).toBe(3);
+  }, 180_000);
+
+  it('eval - exits 2 and prints its usage without the required options', async () => {
+    const { code, output } = await runEval(['--corpus', 'x.jsonl']);
+    expect(code).toBe(2);
+    expect(output).toMatch(/missing --queries, --qrels, --out/);
+  });
+});
+
+describe('profile app with a resource-hungry engine', () => {
+  let nats: NatsHandle;
+  let bus: Bus;
+  let dir: string;
+  const log = createRootLogger({ name: 'test', level: 'silent' });
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'chorus-profiles-'));
+    writeFixture(dir);
+    nats = await startNats();
+    bus = await Bus.connect({ ...defaultBusOptions(), servers: [nats.url], name: 'eval-profiles-test' }, log);
+  });
+  afterAll(async () => {
+    await bus?.close();
+    await nats?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('startProfiles - serves bm25 at once and wordvec only once its word vectors have loaded', async () => {
+    const config = parseChorusConfig({ CHORUS_CORPUS: join(dir, 'corpus.jsonl') }, ROOT);
+    let release!: (v: WordVectors) => void;
+    const vectors = new Promise<WordVectors>((resolve) => (release = resolve));
+    let onSettled!: (error?: unknown) => void;
+    const settled = new Promise<unknown>((resolve) => (onSettled = resolve));
+    const component = await startProfiles(bus, config, log, ['bm25', 'wordvec'], { loaders: { wordVectors: () => vectors }, onSettled });
+    const client = new ProfileClient(bus);
+    // startProfiles resolved: bm25 already serves, while the vectors are still loading.
+    await waitForAnswer(client, 'bm25');
+    await expect(client.search('wordvec', { text: 'fusion', limit: 3 }, 500)).rejects.toBeInstanceOf(NoRespondersError);
+
+    release(createWordVectors(2, [['fusion', [1, 0]], ['ranks', [0.9, 0.1]], ['stemmer', [0, 1]], ['words', [0.1, 0.9]]]));
+    expect(await settled).toBeUndefined();
+    const reply = await client.search('wordvec', { text: 'fusion', limit: 3 }, 2000);
+    expect(reply.hits[0].id).toBe('d1');
+    await component.close();
+  });
+
+  it('startProfiles - leaves a profile unavailable, and says why, when its resource cannot load', async () => {
+    const config = parseChorusConfig({ CHORUS_CORPUS: join(dir, 'corpus.jsonl') }, ROOT);
+    let onSettled!: (error?: unknown) => void;
+    const settled = new Promise<unknown>((resolve) => (onSettled = resolve));
+    const component = await startProfiles(bus, config, log, ['wordvec'], {
+      loaders: { wordVectors: () => Promise.reject(new Error('no such file')) },
+      onSettled,
+    });
+    expect(await settled).toEqual(new Error('no such file'));
+    await expect(new ProfileClient(bus).search('wordvec', { text: 'fusion', limit: 3 }, 500)).rejects.toBeInstanceOf(NoRespondersError);
+    await component.close();
+  });
+});
+
+async function waitForAnswer(client: ProfileClient, profile: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const ok = await client.search(profile, { text: 'probe', limit: 1 }, 500).then(() => true, () => false);
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${profile} never answered`);
+}
