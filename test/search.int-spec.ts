@@ -1,5 +1,6 @@
 import { startProfileService, type Component } from '@chorus/bus';
-import type { WorkflowView } from '@chorus/envelope';
+import { parseEnvelope, workflowSubject, type ToolResultsPayload, type WorkflowView } from '@chorus/envelope';
+import { analyzeEnglish } from '@chorus/profiles';
 import { waitFor } from '@chorus/testing';
 import { startProfiles } from '../apps/profile/src';
 import { postJson, startChorusFixture, type ChorusFixture } from './chorus.fixture';
@@ -9,7 +10,7 @@ describe('search fan-out and profile discovery', () => {
   let hanging: { stop(): Promise<void> } | undefined;
 
   beforeAll(async () => {
-    f = await startChorusFixture({ CHORUS_PROFILES: 'bm25' });
+    f = await startChorusFixture({ CHORUS_PROFILES: 'bm25', CHORUS_PASSAGE_CHARS: '160' });
     // A profile that accepts requests and never answers: the failure mode a deadline must bound.
     hanging = await startProfileService(
       f.chorus.bus,
@@ -47,6 +48,32 @@ describe('search fan-out and profile discovery', () => {
     expect(view.status).toBe('failed');
     expect(view.errors[0]).toEqual(expect.objectContaining({ agent: 'search', error_type: 'PROFILE_MISSING' }));
     expect(view.errors[0].error_message).toMatch(/stuck \(timeout\)/);
+  });
+
+  it('search - the lead results carry their text, the others their passage that best matches the query', async () => {
+    const query = 'how does the hub count dropped duplicates';
+    const view = await ask({ query, top_k: 10, deadline_ms: 5000 });
+    expect(view.status).toBe('completed');
+    const stored = await f.chorus.bus.jsm.streams.getMessage(f.chorus.bus.options.workflowStream, {
+      last_by_subj: workflowSubject(view.tenant_id, 'tool_results', view.correlation_id),
+    });
+    const parsed = parseEnvelope(stored!.data);
+    if (!parsed.ok) throw parsed.error;
+    const results = (parsed.value.payload as ToolResultsPayload).results;
+    expect(results.length).toBeGreaterThan(4);
+    const terms = new Set(analyzeEnglish(query));
+    const lead = results.slice(0, 3);
+    const rest = results.slice(3);
+    expect(lead.some((r) => r.text.length > 160)).toBe(true);
+    for (const r of lead) expect(r.text.length).toBeLessThanOrEqual(2000);
+    for (const r of rest) expect(r.text.length).toBeLessThanOrEqual(160);
+    // Each passage was chosen for the query: those that were cut contain one of its terms.
+    const cut = rest.filter((r) => r.text.length > 100);
+    expect(cut.length).toBeGreaterThan(0);
+    for (const r of cut) expect(analyzeEnglish(r.text).some((t) => terms.has(t))).toBe(true);
+    // And every snippet of the response comes from the text its result carried.
+    const words = (t: string) => t.replace(/…$/, '').replace(/\s+/g, ' ');
+    for (const [i, r] of view.result!.results.entries()) expect(words(results[i].text)).toContain(words(r.snippet));
   });
 
   it('search - a profile started after the workers is used on the next query; one that died is no longer waited for', async () => {

@@ -3,6 +3,8 @@ import type { ChorusConfig } from '@chorus/config';
 import type { ProfileDocument } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
 import {
+  analyzeEnglish,
+  bestPassage,
   PROFILE_ENGINES,
   PROFILE_ENGINE_RESOURCES,
   isProfileEngineName,
@@ -120,16 +122,22 @@ function toServiceDefinition(name: string, engine: SearchEngine, corpus: LoadedC
       const hits = engine.search(String(req.text ?? ''), Math.max(1, Math.min(10_000, Number(req.limit) || 10)));
       return { profile: name, hits, corpus_size: engine.size, took_ms: performance.now() - t };
     },
-    documents: (req) => ({
-      documents: (Array.isArray(req.ids) ? req.ids : [])
-        .map((id) => byId.get(String(id)))
-        .filter((d): d is Document => d !== undefined)
-        .map((d) => truncate(d, req.max_chars)),
-    }),
+    documents: (req) => {
+      const terms = new Set(typeof req.query === 'string' ? analyzeEnglish(req.query) : []);
+      const lead = Number(req.lead) || 0;
+      return {
+        documents: (Array.isArray(req.ids) ? req.ids : [])
+          .map((id) => byId.get(String(id)))
+          .filter((d): d is Document => d !== undefined)
+          .map((d, i) => passageOf(d, terms, i < lead ? req.lead_max_chars : req.max_chars)),
+      };
+    },
   };
 }
 
-function truncate(d: Document, maxChars: number | undefined): ProfileDocument {
-  if (!maxChars || d.text.length <= maxChars) return { id: d.id, title: d.title, text: d.text };
-  return { id: d.id, title: d.title, text: d.text.slice(0, maxChars) };
+/** The document, its text cut to its best passage for the query (or its beginning) when too long. */
+function passageOf(d: Document, terms: ReadonlySet<string>, maxChars: number | undefined): ProfileDocument {
+  const max = Number(maxChars) || 0;
+  if (max <= 0 || d.text.length <= max) return { id: d.id, title: d.title, text: d.text };
+  return { id: d.id, title: d.title, text: bestPassage(d.text, terms, max) };
 }

@@ -19,8 +19,11 @@ export const SEARCH_OPTIONS = Symbol('SEARCH_OPTIONS');
 
 export interface SearchOptions {
   profileTimeoutMs: number;
-  /** Characters of each result's text carried to the responder. */
+  /** The best-ranked results, which the answer quotes, carry up to `documentChars` of their text. */
+  leadDocuments: number;
   documentChars: number;
+  /** Every other result carries its passage (whole sentences) that best matches the query. */
+  passageChars: number;
 }
 
 /** Turns an `execution_plan` into `tool_results`: parallel profile requests fused with RRF. */
@@ -64,7 +67,7 @@ export class ExecutionPlanHandler {
       replies.map((r) => ({ profile: r.profile, ids: r.hits.map((h) => h.id) })),
       { k: plan.fusion.k, rankWindow: plan.fusion.rank_window, weights: plan.fusion.weights },
     ).slice(0, plan.top_k);
-    const documents = await this.fetchDocuments(fused.map((f) => f.id), replies.map((r) => r.profile), deadline, ctx);
+    const documents = await this.fetchDocuments(fused.map((f) => f.id), plan.search_text, replies.map((r) => r.profile), deadline, ctx);
     const results: FusedResult[] = fused.map((f) => {
       const doc = documents.get(f.id);
       return { id: f.id, title: doc?.title ?? '', text: doc?.text ?? '', score: f.score, ranks: f.ranks };
@@ -87,8 +90,11 @@ export class ExecutionPlanHandler {
     });
   }
 
-  /** Texts of the fused results, from the profiles that answered (any of them may hold a document). */
-  private async fetchDocuments(ids: string[], profiles: string[], deadline: Date, ctx: HandlerContext): Promise<Map<string, ProfileDocument>> {
+  /**
+   * Texts of the fused results (in rank order), from the profiles that answered (any of them may
+   * hold a document): the lead results' up to `documentChars`, the others' best passage for the query.
+   */
+  private async fetchDocuments(ids: string[], query: string, profiles: string[], deadline: Date, ctx: HandlerContext): Promise<Map<string, ProfileDocument>> {
     const found = new Map<string, ProfileDocument>();
     for (const profile of profiles) {
       const missing = ids.filter((id) => !found.has(id));
@@ -96,7 +102,9 @@ export class ExecutionPlanHandler {
       const timeout = Math.min(this.options.profileTimeoutMs, deadline.getTime() - Date.now());
       if (timeout <= 0) break;
       try {
-        const reply = await this.profiles.documents(profile, { ids: missing, max_chars: this.options.documentChars }, timeout, ctx.signal);
+        const lead = missing.filter((id) => ids.indexOf(id) < this.options.leadDocuments).length;
+        const request = { ids: missing, query, lead, lead_max_chars: this.options.documentChars, max_chars: this.options.passageChars };
+        const reply = await this.profiles.documents(profile, request, timeout, ctx.signal);
         for (const d of reply.documents) found.set(d.id, d);
       } catch (e) {
         ctx.log.warn({ err: e, profile }, 'could not fetch documents');

@@ -8,7 +8,9 @@ export async function startSearch(bus: Bus, config: ChorusConfig, log: Logger): 
   const registry = await ProfileRegistry.start(bus, defaultProfileRegistryOptions(), log.child({ agent: SEARCH_AGENT }));
   const module = SearchModule.register(bus, registry, {
     profileTimeoutMs: config.search.profileTimeoutMs,
+    leadDocuments: config.search.leadDocuments,
     documentChars: config.search.documentChars,
+    passageChars: config.search.passageChars,
   });
   const agent = await startAgent(SEARCH_AGENT, module, {
     bus,

@@ -43,7 +43,12 @@ export interface ChorusConfig {
     rrfWeights: Record<string, number>;
     profileTimeoutMs: number;
     responderReserveMs: number;
+    /** Results carried with up to `documentChars` of their text: the ones an answer quotes. */
+    leadDocuments: number;
+    /** Characters of text of each of the lead results. */
     documentChars: number;
+    /** Characters of text of every other result: its passage that best matches the query. */
+    passageChars: number;
   };
   hub: {
     bucket: string;
@@ -134,7 +139,9 @@ export function parseChorusConfig(env: Readonly<Record<string, string | undefine
       rrfWeights: r.weights('CHORUS_RRF_WEIGHTS', PROFILE_NAME_PATTERN),
       profileTimeoutMs: r.int('CHORUS_PROFILE_TIMEOUT_MS', 3 * SECOND, 10, 10 * 60 * SECOND),
       responderReserveMs: r.int('CHORUS_RESPONDER_RESERVE_MS', 300, 0, 60 * SECOND),
+      leadDocuments: r.int('CHORUS_LEAD_DOCUMENTS', 3, 0, 10_000),
       documentChars: r.int('CHORUS_DOCUMENT_CHARS', 2000, 100, 100_000),
+      passageChars: r.int('CHORUS_PASSAGE_CHARS', 400, 50, 100_000),
     },
     hub: {
       bucket: r.string('CHORUS_LEDGER_BUCKET', 'chorus_workflows'),

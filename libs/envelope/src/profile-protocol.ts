@@ -25,8 +25,16 @@ export interface ProfileSearchReply {
 /** Request to a profile service's `documents` endpoint: fetch stored documents by id. */
 export interface ProfileDocumentsRequest {
   ids: string[];
-  /** Truncate each text to this many characters. */
+  /** Cut each text to this many characters. */
   max_chars?: number;
+  /** The first `lead` ids (the best ranked, which an answer quotes) are cut to `lead_max_chars` instead. */
+  lead?: number;
+  lead_max_chars?: number;
+  /**
+   * Cut a longer text to its passage that best matches this query (whole sentences), rather than
+   * to its beginning.
+   */
+  query?: string;
 }
 
 export interface ProfileDocument {
