@@ -6,7 +6,7 @@ describe('duplicates', () => {
   let f: ChorusFixture;
 
   beforeAll(async () => {
-    f = await startChorusFixture();
+    f = await startChorusFixture({ CHORUS_HUB_CACHE_SIZE: '10' });
   });
   afterAll(async () => {
     await f?.stop();
@@ -64,6 +64,8 @@ describe('duplicates', () => {
     const envelope = query('dup-wf-2');
     await f.chorus.bus.publish(envelope);
     await completed('dup-wf-2');
+    const created = async () => ((await getJson(`${f.url}/v1/stats`)).body as { totals: { created: number } }).totals.created;
+    const createdBefore = await created();
     // A raw client that sets no Nats-Msg-Id: the stream stores the copy; the hub must drop it.
     await f.chorus.bus.js.publish('chorus.wf.default.query.dup-wf-2', JSON.stringify(envelope));
     const view = await waitFor(
@@ -76,5 +78,28 @@ describe('duplicates', () => {
     expect(view.status).toBe('completed');
     expect(view.steps.filter((s) => s.message_type === 'query')).toHaveLength(1);
     expect(view.steps.filter((s) => s.message_type === 'response')).toHaveLength(1);
+    expect(await created()).toBe(createdBefore);
+  });
+
+  it('duplicates - a query stored again for a workflow the hub no longer has cached is still one workflow', async () => {
+    const envelope = query('dup-wf-3');
+    await f.chorus.bus.publish(envelope);
+    await completed('dup-wf-3');
+    const created = async () => ((await getJson(`${f.url}/v1/stats`)).body as { totals: { created: number } }).totals.created;
+    const createdBefore = await created();
+    // Fill the hub's cache (CHORUS_HUB_CACHE_SIZE=10 here) so the record must come from the bucket.
+    await Promise.all(Array.from({ length: 12 }, (_, i) => f.chorus.bus.publish(query(`dup-fill-${i}`))));
+    await Promise.all(Array.from({ length: 12 }, (_, i) => completed(`dup-fill-${i}`)));
+    await f.chorus.bus.js.publish('chorus.wf.default.query.dup-wf-3', JSON.stringify(envelope));
+    const view = await waitFor(
+      async () => {
+        const r = await getJson(`${f.url}/v1/workflows/dup-wf-3`);
+        return r.body.duplicates_dropped >= 1 ? (r.body as WorkflowView) : undefined;
+      },
+      { what: 'the duplicate counted' },
+    );
+    expect(view.status).toBe('completed');
+    expect(view.steps.filter((s) => s.message_type === 'query')).toHaveLength(1);
+    expect(await created()).toBe(createdBefore + 12);
   });
 });

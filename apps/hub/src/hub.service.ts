@@ -230,7 +230,8 @@ export class HubService {
    */
   private async commit(tenantId: string, correlationId: string, key: string, batch: QueuedUpdate[]): Promise<Outcome[]> {
     for (let attempt = 1; ; attempt++) {
-      const stored: LedgerEntry | null = await this.ledger.load(tenantId, correlationId);
+      const assumeNew = attempt === 1 && this.isFreshQuery(batch[0].context.cause);
+      const stored: LedgerEntry | null = await this.ledger.load(tenantId, correlationId, { assumeNew });
       let current = stored?.record ?? null;
       const outcomes: Outcome[] = [];
       for (const item of batch) {
@@ -269,6 +270,17 @@ export class HubService {
       }
       return outcomes;
     }
+  }
+
+  /**
+   * A query published well inside the streams' duplicate window is almost always a new workflow's
+   * first envelope, so its record is not looked up before it is created. Were it not new, the
+   * create fails and the batch is applied again to the stored record; the events it counted
+   * meanwhile carry the same ids as the first time and the streams drop them, which holds only
+   * inside the window, hence "fresh".
+   */
+  private isFreshQuery(envelope: Envelope | undefined): boolean {
+    return envelope?.message_type === 'query' && Date.now() - Date.parse(envelope.timestamp) < this.bus.options.duplicateWindowMs / 2;
   }
 
   private async recordEvents(key: string, created: boolean, t: Transition, eventId: string): Promise<void> {

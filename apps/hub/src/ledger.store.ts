@@ -25,7 +25,12 @@ export class LedgerStore {
     return new LedgerStore(kv, cacheSize, retentionMs);
   }
 
-  async load(tenantId: string, correlationId: string): Promise<LedgerEntry | null> {
+  /**
+   * The record, from the cache or the bucket. `assumeNew` (a workflow's first envelope) skips the
+   * bucket on a cache miss: the save then creates the record, and fails as a revision conflict if
+   * it did exist after all, so the caller loads it for real and tries again.
+   */
+  async load(tenantId: string, correlationId: string, options: { assumeNew?: boolean } = {}): Promise<LedgerEntry | null> {
     const key = ledgerKey(tenantId, correlationId);
     const cached = this.cache.get(key);
     // The bucket drops an entry `retentionMs` after its last write; the cache must not outlive it.
@@ -35,6 +40,7 @@ export class LedgerStore {
       this.cache.set(key, cached);
       return cached;
     }
+    if (options.assumeNew) return null;
     const stored = await this.kv.get(key);
     if (!stored) return null;
     const entry = { record: stored.value, revision: stored.revision };
