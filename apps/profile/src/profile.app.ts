@@ -5,11 +5,13 @@ import type { Logger } from '@chorus/observability';
 import {
   analyzeEnglish,
   bestPassage,
+  indexSentences,
   PROFILE_ENGINES,
   PROFILE_ENGINE_RESOURCES,
   isProfileEngineName,
   type Document,
   type EngineResources,
+  type SentenceIndex,
   type ProfileEngineName,
   type SearchEngine,
 } from '@chorus/profiles';
@@ -59,6 +61,7 @@ export async function startProfiles(
   const started = Date.now();
   const corpus = loadCorpus(config.corpusPath, config.root);
   const byId = new Map(corpus.documents.map((d) => [d.id, d]));
+  const sentences = new SentenceCache(2000);
   const services: Array<{ stop(): Promise<void> }> = [];
   let closed = false;
 
@@ -68,7 +71,7 @@ export async function startProfiles(
     const engine: SearchEngine = PROFILE_ENGINES[name](corpus.documents, resources);
     log.info({ documents: engine.size, build_ms: Date.now() - t0, corpus: corpus.source }, `profile ${name} indexed`);
     if (closed) return;
-    services.push(await startProfileService(bus, toServiceDefinition(name, engine, corpus, byId), log));
+    services.push(await startProfileService(bus, toServiceDefinition(name, engine, corpus, byId, sentences), log));
   };
 
   const immediate = engines.filter((n) => PROFILE_ENGINE_RESOURCES[n].length === 0);
@@ -111,7 +114,13 @@ async function loadResources(names: readonly ProfileEngineName[], loaders: Resou
   return needed.has('wordVectors') ? { wordVectors: await loaders.wordVectors() } : {};
 }
 
-function toServiceDefinition(name: string, engine: SearchEngine, corpus: LoadedCorpus, byId: ReadonlyMap<string, Document>): ProfileServiceDefinition {
+function toServiceDefinition(
+  name: string,
+  engine: SearchEngine,
+  corpus: LoadedCorpus,
+  byId: ReadonlyMap<string, Document>,
+  sentences: SentenceCache,
+): ProfileServiceDefinition {
   return {
     name,
     version: VERSION,
@@ -129,15 +138,34 @@ function toServiceDefinition(name: string, engine: SearchEngine, corpus: LoadedC
         documents: (Array.isArray(req.ids) ? req.ids : [])
           .map((id) => byId.get(String(id)))
           .filter((d): d is Document => d !== undefined)
-          .map((d, i) => passageOf(d, terms, i < lead ? req.lead_max_chars : req.max_chars)),
+          .map((d, i) => passageOf(d, terms, i < lead ? req.lead_max_chars : req.max_chars, sentences)),
       };
     },
   };
 }
 
 /** The document, its text cut to its best passage for the query (or its beginning) when too long. */
-function passageOf(d: Document, terms: ReadonlySet<string>, maxChars: number | undefined): ProfileDocument {
+function passageOf(d: Document, terms: ReadonlySet<string>, maxChars: number | undefined, sentences: SentenceCache): ProfileDocument {
   const max = Number(maxChars) || 0;
   if (max <= 0 || d.text.length <= max) return { id: d.id, title: d.title, text: d.text };
-  return { id: d.id, title: d.title, text: bestPassage(d.text, terms, max) };
+  return { id: d.id, title: d.title, text: bestPassage(d.text, terms, max, sentences.of(d)) };
+}
+
+/**
+ * The analyzed sentences of the documents cut most recently (bounded): popular documents are cut
+ * for query after query, and their analysis is most of what a passage costs.
+ */
+class SentenceCache {
+  private readonly entries = new Map<string, SentenceIndex>();
+
+  constructor(private readonly capacity: number) {}
+
+  of(d: Document): SentenceIndex {
+    let index = this.entries.get(d.id);
+    if (index) this.entries.delete(d.id);
+    else index = indexSentences(d.text);
+    this.entries.set(d.id, index);
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    return index;
+  }
 }

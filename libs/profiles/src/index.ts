@@ -2,7 +2,7 @@ export { createBm25Engine, defaultBm25Options, type Bm25Options } from './bm25.e
 export { CorpusError, ProfilesErrorCodes } from './corpus.errors';
 export { ENGLISH_STOPWORDS, analyzeEnglish, tokenizeWords } from './english.analyzer';
 export { parseJsonlCorpus } from './jsonl.corpus';
-export { bestPassage } from './passage';
+export { bestPassage, indexSentences, type SentenceIndex } from './passage';
 export { slugify, splitMarkdownSections } from './markdown.corpus';
 export { PROFILE_ENGINES, PROFILE_ENGINE_RESOURCES, isProfileEngineName, type ProfileEngineName } from './profile.engines';
 export type { Document, EngineResources, SearchEngine, SearchEngineFactory, SearchHit } from './search-engine.types';

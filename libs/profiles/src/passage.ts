@@ -7,11 +7,11 @@ import { splitSentences } from './sentence.splitter';
  * engines cut their snippets). A text that fits is returned whole; a text matching no term gives
  * its opening sentences. `terms` are analyzed terms ({@link analyzeEnglish} of the query).
  */
-export function bestPassage(text: string, terms: ReadonlySet<string>, maxChars: number): string {
+export function bestPassage(text: string, terms: ReadonlySet<string>, maxChars: number, index?: SentenceIndex): string {
   if (text.length <= maxChars) return text;
-  const sentences = splitSentences(text);
+  const { sentences, terms: sentenceTerms } = index ?? indexSentences(text);
   if (sentences.length === 0) return cut(text, maxChars);
-  const matches = sentences.map((s) => (terms.size === 0 ? 0 : countMatches(s, terms)));
+  const matches = sentenceTerms.map((own) => countMatches(own, terms));
   // Sliding window over sentences joined by one space: the highest total; on a tie the earliest,
   // grown by the sentences that follow it while they fit.
   let best: { score: number; start: number; end: number } | null = null;
@@ -37,10 +37,22 @@ export function bestPassage(text: string, terms: ReadonlySet<string>, maxChars: 
   return sentences.slice(best.start, best.end).join(' ');
 }
 
-function countMatches(sentence: string, terms: ReadonlySet<string>): number {
-  const seen = new Set<string>();
-  for (const term of analyzeEnglish(sentence)) if (terms.has(term)) seen.add(term);
-  return seen.size;
+/** A text's sentences and the distinct analyzed terms of each: what {@link bestPassage} scores. */
+export interface SentenceIndex {
+  sentences: readonly string[];
+  terms: ReadonlyArray<ReadonlySet<string>>;
+}
+
+/** Worth keeping for a document that is cut often: the analysis is most of a passage's cost. */
+export function indexSentences(text: string): SentenceIndex {
+  const sentences = splitSentences(text);
+  return { sentences, terms: sentences.map((s) => new Set(analyzeEnglish(s))) };
+}
+
+function countMatches(own: ReadonlySet<string>, terms: ReadonlySet<string>): number {
+  let n = 0;
+  for (const term of terms) if (own.has(term)) n++;
+  return n;
 }
 
 function cut(text: string, maxChars: number): string {
