@@ -1,5 +1,14 @@
-import { Module } from '@nestjs/common';
-import { QueryHandler } from './query.handler';
+import { Module, type DynamicModule } from '@nestjs/common';
+import { INTENT_TYPO_CHECK, QueryHandler } from './query.handler';
+import type { TypoCheck } from './typo.check';
 
-@Module({ controllers: [QueryHandler] })
-export class IntentModule {}
+@Module({})
+export class IntentModule {
+  static register(typos: TypoCheck): DynamicModule {
+    return {
+      module: IntentModule,
+      controllers: [QueryHandler],
+      providers: [{ provide: INTENT_TYPO_CHECK, useValue: typos }],
+    };
+  }
+}

@@ -1,4 +1,4 @@
-import { classifyQuery, extractEntities } from './intent.rules';
+import { classifyQuery, extractEntities, withTypoSignals } from './intent.rules';
 
 const classify = (query: string, profiles?: string[]) => classifyQuery({ query, top_k: 10, require_all: false, profiles });
 
@@ -26,6 +26,13 @@ describe('classifyQuery', () => {
     expect(classify('how does the hub count duplicates when an agent retries').modality).toBe('natural_language');
     expect(classify('chorus.wf.> max_deliver').modality).toBe('code');
     expect(classify('how do I set max_deliver for the planner').modality).toBe('mixed');
+  });
+
+  it('classifyQuery - a parenthesis after a space is prose; one that opens a call is a sign of code', () => {
+    expect(classify('Basophils counteract disease development in patients with systemic lupus erythematosus (SLE).').modality).toBe('natural_language');
+    expect(classify('PCSK9 inhibitors decrease plasma Lp(a) levels.').modality).toBe('mixed');
+    expect(classify('startAgent() throws').modality).toBe('code');
+    expect(classify('if x = 1 then').modality).toBe('code');
   });
 
   it('classifyQuery - complexity grows with length, clauses and comparisons', () => {
@@ -63,5 +70,20 @@ describe('extractEntities', () => {
     expect(kinds['profile:bm25']).toBe('profile_directive');
     expect(kinds['v2.9.10']).toBe('number');
     for (const e of entities) expect(text.slice(e.start, e.end)).toBe(e.text);
+  });
+});
+
+describe('withTypoSignals', () => {
+  it('withTypoSignals - names each likely typo and its suggestion, or that no vocabulary answered', () => {
+    const c = classify('how does the hub drop duplicats');
+    expect(withTypoSignals(c, [{ word: 'duplicats', suggestion: 'duplicates', distance: 1 }]).signals).toEqual([...c.signals, 'typo:duplicats:duplicates']);
+    expect(withTypoSignals(c, [])).toBe(c);
+    expect(withTypoSignals(c, null).signals).toEqual([...c.signals, 'typo-check:unavailable']);
+  });
+
+  it('withTypoSignals - keeps the signals within the envelope limit', () => {
+    const c = { ...classify('q'), signals: Array.from({ length: 60 }, (_, i) => `s${i}`) };
+    const typos = Array.from({ length: 8 }, (_, i) => ({ word: `w${i}`, suggestion: `x${i}`, distance: 1 }));
+    expect(withTypoSignals(c, typos).signals).toHaveLength(64);
   });
 });

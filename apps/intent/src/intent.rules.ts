@@ -1,3 +1,4 @@
+import type { LikelyTypo } from '@chorus/profiles';
 import type {
   ClassificationResultPayload,
   Complexity,
@@ -94,6 +95,20 @@ export function classifyQuery(request: QueryPayload): Classification {
   };
 }
 
+/** The classification's signals have a ceiling (the envelope allows 64). */
+const MAX_SIGNALS = 64;
+
+/**
+ * Adds what the corpus vocabulary said about the query's words: `typo:<word>:<suggestion>` for each
+ * likely typo (the planner then leans on the typo-tolerant `trigram` lens and names the word), or
+ * `typo-check:unavailable` when no vocabulary answered in time.
+ */
+export function withTypoSignals(classification: Classification, typos: readonly LikelyTypo[] | null): Classification {
+  const added = typos === null ? ['typo-check:unavailable'] : typos.map((t) => `typo:${t.word}:${t.suggestion}`);
+  if (added.length === 0) return classification;
+  return { ...classification, signals: [...classification.signals, ...added].slice(0, MAX_SIGNALS) };
+}
+
 const INTENT_ORDER: Intent[] = ['troubleshooting', 'comparison', 'definition', 'how_to', 'question', 'lookup'];
 
 /** Spans worth naming: quoted text, code identifiers, proper nouns, numbers, flags, directives. */
@@ -137,9 +152,17 @@ function isProperNoun(token: string, text: string, start: number): boolean {
   return !/[.!?]\s*$/.test(text.slice(0, start)); // capitalised, not at a sentence start
 }
 
+/** Characters only code uses: braces, brackets, `;`, `=`, `<`, `>`. */
+const CODE_CHARS = /[{};=<>[\]]/;
+/**
+ * A parenthesis that opens a call (`fetch(`, `()`) is a sign of code, not proof: prose writes
+ * "Lp(a)" and "product(GDP)" too. A parenthesis after a space is prose: "lupus erythematosus (SLE)".
+ */
+const CALL = /[\p{L}\p{N}_]\(|\(\)/u;
+
 function classifyModality(q: QueryShape, entities: Entity[]): Modality {
-  const codeLike = entities.filter((e) => e.kind === 'identifier' || e.kind === 'flag').length;
-  const codeChars = /[{}();=<>[\]]/.test(q.text);
+  const codeLike = entities.filter((e) => e.kind === 'identifier' || e.kind === 'flag').length + (CALL.test(q.text) ? 1 : 0);
+  const codeChars = CODE_CHARS.test(q.text);
   if (q.words.length > 0 && (codeChars || codeLike >= Math.max(1, q.words.length * 0.6))) return 'code';
   const natural = WH_WORDS.includes(q.first) || AUX_START.includes(q.first) || q.text.trimEnd().endsWith('?') || q.words.length > 6;
   if (natural) return codeLike > 0 ? 'mixed' : 'natural_language';

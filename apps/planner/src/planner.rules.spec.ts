@@ -64,6 +64,40 @@ describe('planExecution', () => {
     expect(trigram(code)).toBeGreaterThan(trigram(plain));
   });
 
+  it('planExecution - COMPLEX explains likely typos the intent found, and leans on trigram for them', () => {
+    const clean = planExecution(classification(), options, deadline, now);
+    const typo = planExecution(classification({ signals: ['typo:duplicats:duplicates'] }), options, deadline, now);
+    const profile = (p: typeof clean, name: string) => p.profiles.find((x) => x.name === name)!;
+    expect(typo.profiles.map((p) => p.name)).toEqual(['bm25', 'trigram']);
+    expect(profile(typo, 'trigram').confidence).toBeGreaterThan(profile(clean, 'trigram').confidence);
+    expect(profile(typo, 'trigram').confidence).toBeGreaterThan(profile(typo, 'bm25').confidence);
+    expect(profile(typo, 'trigram').reason).toMatch(/likely typos \(duplicats -> duplicates\)/);
+    expect(profile(typo, 'bm25').reason).toMatch(/typos weaken exact terms/);
+    expect(typo.explanation).toMatch(/with likely typos \(duplicats -> duplicates\)/);
+    expect(clean.explanation).not.toMatch(/typo/);
+  });
+
+  it('planExecution - COMPLEX includes a running wordvec for natural language, not for code', () => {
+    const running = ['bm25', 'trigram', 'wordvec'];
+    const claim = classification({ intent: 'lookup', search_text: 'vitamin D deficiency raises the risk of fractures' });
+    const plan = planExecution(claim, options, deadline, now, running);
+    expect(plan.profiles.map((p) => p.name)).toEqual(['bm25', 'trigram', 'wordvec']);
+    expect(plan.profiles[2]).toEqual(expect.objectContaining({ confidence: 0.6, reason: expect.stringMatching(/semantic similarity/) }));
+    const question = planExecution(classification({ intent: 'question' }), options, deadline, now, running);
+    expect(question.profiles.find((p) => p.name === 'wordvec')!.confidence).toBe(0.7);
+    const keyword = planExecution(classification({ modality: 'keyword', intent: 'lookup' }), options, deadline, now, running);
+    expect(keyword.profiles.map((p) => p.name)).toContain('wordvec');
+    const mixed = planExecution(classification({ modality: 'mixed' }), options, deadline, now, running);
+    expect(mixed.profiles.find((p) => p.name === 'wordvec')!.confidence).toBe(0.5);
+    const code = planExecution(classification({ modality: 'code', intent: 'lookup' }), options, deadline, now, running);
+    expect(code.profiles.map((p) => p.name)).toEqual(['bm25', 'trigram']);
+    expect(code.alternatives).toContainEqual(expect.objectContaining({ name: 'wordvec', confidence: 0.3 }));
+    // Not running: an alternative, never a lens the workflow would lose.
+    const absent = planExecution(claim, { ...options, profiles: ['bm25', 'trigram', 'wordvec'] }, deadline, now, ['bm25', 'trigram']);
+    expect(absent.profiles.map((p) => p.name)).toEqual(['bm25', 'trigram']);
+    expect(absent.alternatives).toContainEqual(expect.objectContaining({ name: 'wordvec', reason: 'no instance is running' }));
+  });
+
   it('planExecution - COMPLEX leaves a weak profile as an alternative', () => {
     const plan = planExecution(classification({ modality: 'code' }), { ...options, profiles: ['bm25', 'trigram', 'wordvec'] }, deadline, now);
     expect(plan.alternatives.map((p) => p.name)).toEqual(['wordvec']);

@@ -90,11 +90,25 @@ export function planExecution(
   };
 }
 
+/**
+ * The likely typos the intent agent found (`typo:<word>[:<suggestion>]` signals, from the corpus
+ * vocabulary), as `word -> suggestion` for the reasons.
+ */
+export function likelyTypos(c: ClassificationResultPayload): string[] {
+  return c.signals
+    .filter((s) => s.startsWith('typo:'))
+    .map((s) => {
+      const [, word, suggestion] = s.split(':');
+      return suggestion ? `${word} -> ${suggestion}` : word;
+    });
+}
+
 /** How useful a profile looks for this query; the reasons are part of the plan. */
 function scoreProfile(name: string, c: ClassificationResultPayload): PlannedProfile {
   const identifiers = c.entities.filter((e) => e.kind === 'identifier' || e.kind === 'flag').length;
   const quoted = c.entities.some((e) => e.kind === 'quoted');
-  const typos = c.signals.filter((s) => s.startsWith('typo:')).length;
+  const typoList = likelyTypos(c);
+  const typos = typoList.length;
   const reasons: string[] = [];
   let confidence: number;
   switch (name) {
@@ -123,19 +137,24 @@ function scoreProfile(name: string, c: ClassificationResultPayload): PlannedProf
       }
       if (typos > 0) {
         confidence += 0.3;
-        reasons.push('likely typos');
+        reasons.push(`likely typos (${typoList.join(', ')}): character n-grams still match them`);
       }
       break;
     case 'wordvec':
-      confidence = 0.4;
-      reasons.push('semantic similarity');
+      // Fused at the weight tuned for it, meaning adds recall to natural language (docs/retrieval.md);
+      // identifiers and code have no word vectors.
+      confidence = 0.6;
+      reasons.push('semantic similarity: matches related words, not only equal ones');
       if (c.modality === 'natural_language' && (c.intent === 'definition' || c.intent === 'how_to' || c.intent === 'question')) {
-        confidence += 0.2;
+        confidence += 0.1;
         reasons.push(`natural-language ${c.intent} query`);
       }
       if (c.modality === 'code') {
-        confidence -= 0.2;
+        confidence -= 0.3;
         reasons.push('code queries need exact tokens');
+      } else if (c.modality === 'mixed') {
+        confidence -= 0.1;
+        reasons.push('code identifiers have no word vectors');
       }
       break;
     default:
@@ -149,7 +168,9 @@ function explain(route: Route, profiles: PlannedProfile[], c: ClassificationResu
   const names = profiles.map((p) => p.name).join(', ') || 'none';
   if (route === 'DIRECT') return `The caller named one profile (${names}); it is queried alone.`;
   if (route === 'PARALLEL') return `The caller named ${profiles.length} profiles (${names}); they are queried in parallel and fused with RRF.`;
-  return `A ${c.complexity} ${c.modality.replace('_', ' ')} ${c.intent.replace('_', '-')} query: querying ${names} in parallel and fusing with RRF.`;
+  const typos = likelyTypos(c);
+  const withTypos = typos.length > 0 ? ` with likely typos (${typos.join(', ')})` : '';
+  return `A ${c.complexity} ${c.modality.replace('_', ' ')} ${c.intent.replace('_', '-')} query${withTypos}: querying ${names} in parallel and fusing with RRF.`;
 }
 
 function unique(names: string[]): string[] {

@@ -1,4 +1,4 @@
-import { startProfileService, type Bus, type Component, type ProfileServiceDefinition } from '@chorus/bus';
+import { startProfileService, type Bus, type Component, type ProfileServiceDefinition, type Responder } from '@chorus/bus';
 import type { ChorusConfig } from '@chorus/config';
 import type { ProfileDocument } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
@@ -16,6 +16,7 @@ import {
   type SearchEngine,
 } from '@chorus/profiles';
 import { loadCorpus, type LoadedCorpus } from './corpus.loader';
+import { serveVocabulary } from './vocabulary.endpoint';
 import { loadWordVectors } from './word-vectors.loader';
 
 const VERSION = '0.1.0';
@@ -43,7 +44,8 @@ export interface ProfilesOptions {
  * needs a resource (`wordvec` and its word vectors: seconds and about 0.5 GB to load) is built in
  * the background and registers when ready, so the process, and `npm start`, are up at once; until
  * then the search worker reports that profile as unavailable. Only the resources of the profiles
- * in `names` are ever loaded.
+ * in `names` are ever loaded. Once its engines serve, the process also answers the corpus
+ * vocabulary lookup (likely typos of a query, for the intent agent).
  */
 export async function startProfiles(
   bus: Bus,
@@ -78,14 +80,19 @@ export async function startProfiles(
   const deferred = engines.filter((n) => PROFILE_ENGINE_RESOURCES[n].length > 0);
   for (const name of immediate) await serve(name, {});
 
+  let vocabulary: Responder | undefined;
   const background = (async () => {
-    if (deferred.length === 0) return;
     // Yield first, so the caller (and the other apps of an all-in-one process) finish starting.
     await new Promise((resolve) => setImmediate(resolve));
-    const t0 = Date.now();
-    const resources = await loadResources(deferred, loaders);
-    parentLog.info({ resources: Object.keys(resources), ms: Date.now() - t0 }, 'profile resources loaded');
-    for (const name of deferred) if (!closed) await serve(name, resources);
+    if (deferred.length > 0) {
+      const t0 = Date.now();
+      const resources = await loadResources(deferred, loaders);
+      parentLog.info({ resources: Object.keys(resources), ms: Date.now() - t0 }, 'profile resources loaded');
+      for (const name of deferred) if (!closed) await serve(name, resources);
+    }
+    // The vocabulary lookup comes last: a process still building an engine (the word vectors block
+    // it for seconds) would leave its share of the intent's lookups waiting.
+    if (!closed) vocabulary = startVocabulary(bus, corpus.documents, parentLog);
   })();
   background.then(
     () => {
@@ -103,9 +110,20 @@ export async function startProfiles(
     name: `profiles(${names.join(',')})`,
     close: async () => {
       closed = true;
-      await Promise.all(services.map((s) => s.stop()));
+      await Promise.all([...services, ...(vocabulary ? [vocabulary] : [])].map((s) => s.stop()));
     },
   };
+}
+
+/** The vocabulary lookup, or nothing (logged) if it cannot start: typo hints are optional, the profiles are not. */
+function startVocabulary(bus: Bus, documents: readonly Document[], parentLog: Logger): Responder | undefined {
+  const log = parentLog.child({ agent: 'profile-vocabulary' });
+  try {
+    return serveVocabulary(bus, documents, log);
+  } catch (error) {
+    log.error({ err: error }, 'vocabulary lookup could not start; queries get no typo hints');
+    return undefined;
+  }
 }
 
 /** Loads, once, every resource the given engines need. */

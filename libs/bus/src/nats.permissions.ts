@@ -60,7 +60,8 @@ export function servicePermissions(bus: Pick<BusOptions, 'workflowStream' | 'dea
     subscribe: ['chorus.wf.>'],
   });
   return {
-    intent: agent('intent'),
+    // The intent agent asks the profiles' vocabulary lookup (VOCABULARY_SUBJECT of @chorus/profiles) for likely typos.
+    intent: agent('intent', { publish: ['chorus.profile.vocabulary'] }),
     planner: agent('planner', { subscribe: discovery.subscribe }),
     search: agent('search', discovery),
     responder: agent('responder'),

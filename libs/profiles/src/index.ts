@@ -16,3 +16,13 @@ export {
 } from './trigram.engine';
 export { createWordVectors, parseWinkEmbeddings, type WordVectors } from './word-vectors';
 export { createWordvecEngine, defaultWordvecOptions, type WordvecOptions } from './wordvec.engine';
+export {
+  VOCABULARY_SUBJECT,
+  createVocabulary,
+  defaultTypoOptions,
+  type LikelyTypo,
+  type TypoOptions,
+  type Vocabulary,
+  type VocabularyLookupReply,
+  type VocabularyLookupRequest,
+} from './vocabulary';
