@@ -11,7 +11,7 @@ describe('hub lifecycle', () => {
 
   beforeEach(async () => {
     // Fast retries so a transient failure recovers well inside a test's deadline.
-    f = await startChorusFixture({ CHORUS_RETRY_BASE_MS: '100', CHORUS_RETRY_MAX_MS: '400', CHORUS_MAX_DELIVER: '8' });
+    f = await startChorusFixture({ CHORUS_RETRY_BASE_MS: '100', CHORUS_RETRY_MAX_MS: '400', CHORUS_MAX_DELIVER: '8', CHORUS_HUB_LINGER_MS: '100' });
   });
   afterEach(async () => {
     await f?.stop();
@@ -33,6 +33,27 @@ describe('hub lifecycle', () => {
 
   const terminalUpdates = (envelopes: Envelope[]) =>
     envelopes.filter((e) => e.message_type === 'status_update' && e.agent === 'hub').map((e) => (e.payload as { workflow_status: string }).workflow_status);
+
+  it('hub - envelopes of a running workflow that arrive while its write lingers are stored by one write, every step recorded', async () => {
+    const metric = async (name: string) => {
+      const text = await (await fetch(`${f.url}/metrics`)).text();
+      return Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+    };
+    const writesBefore = await metric('chorus_hub_ledger_writes');
+    const storedBefore = await metric('chorus_hub_ledger_transitions');
+    const views: WorkflowView[] = [];
+    for (let i = 0; i < 3; i++) views.push((await postJson(`${f.url}/v1/queries?wait=true`, { query: `how are envelopes stored ${i}` })).body);
+    for (const v of views) {
+      expect(v.status).toBe('completed');
+      expect(v.steps.map((s) => s.message_type)).toEqual(['query', 'classification_result', 'execution_plan', 'tool_results', 'response']);
+    }
+    const writes = (await metric('chorus_hub_ledger_writes')) - writesBefore;
+    const stored = (await metric('chorus_hub_ledger_transitions')) - storedBefore;
+    // Each workflow: five envelopes and the hub's two status updates, in fewer writes than envelopes.
+    expect(stored).toBeGreaterThanOrEqual(15);
+    expect(writes).toBeLessThan(stored);
+    expect(writes).toBeGreaterThanOrEqual(3);
+  });
 
   it('hub - a workflow whose responder is stopped times out at its deadline, once', async () => {
     await stopApp(f, 'responder');

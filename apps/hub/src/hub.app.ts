@@ -11,7 +11,9 @@ import { LedgerStore } from './ledger.store';
 export const LEDGER_EVENTS_STREAM = 'CHORUS_LEDGER';
 
 /** The exact totals as Prometheus gauges, read from the ledger events at scrape time. */
-function registerHubMetrics(bus: Bus, queries: HubQueries): void {
+function registerHubMetrics(bus: Bus, queries: HubQueries, hub: HubService): void {
+  bus.metrics.gauge('chorus_hub_ledger_writes', 'Ledger writes by this hub since it started', [], async (set) => set({}, hub.writes.records));
+  bus.metrics.gauge('chorus_hub_ledger_transitions', 'Envelopes and events whose effects those writes stored', [], async (set) => set({}, hub.writes.transitions));
   const totals = () => queries.stats().then((s) => s.totals);
   bus.metrics.gauge('chorus_workflows', 'Workflows by status (active = not finished)', ['status'], async (set) => {
     const t = await totals();
@@ -34,10 +36,10 @@ export async function startHub(bus: Bus, config: ChorusConfig, parentLog: Logger
   const log = parentLog.child({ agent: HUB_AGENT });
   const ledger = await LedgerStore.open(bus, config.hub.bucket, config.hub.retentionMs, config.hub.cacheSize);
   const events = await CountedEvents.open(bus, { stream: LEDGER_EVENTS_STREAM, prefix: LEDGER_EVENTS_PREFIX, maxAgeMs: config.hub.totalsRetentionMs });
-  const hub = new HubService(bus, ledger, events, log, { sweepIntervalMs: config.hub.sweepIntervalMs, recentCapacity: config.hub.recentCapacity });
+  const hub = new HubService(bus, ledger, events, log, { sweepIntervalMs: config.hub.sweepIntervalMs, recentCapacity: config.hub.recentCapacity, lingerMs: config.hub.lingerMs });
   const queries = new HubQueries(bus, hub, ledger, events, log, config.hub.retentionMs);
   const reads = queries.serveReads();
-  registerHubMetrics(bus, queries);
+  registerHubMetrics(bus, queries, hub);
   const lease = await LeaderLease.open(bus, { bucket: 'chorus_leases', name: HUB_AGENT, ttlMs: config.hub.leaseMs }, log);
 
   let active: { components: Component[]; responders: Responder[] } | undefined;
@@ -67,6 +69,8 @@ export async function startHub(bus: Bus, config: ChorusConfig, parentLog: Logger
         skipFinished: false,
         resumeInOrder: true,
         reportFailures: false,
+        // Envelopes wait for their workflow's ledger write (up to CHORUS_HUB_LINGER_MS): room for many workflows.
+        concurrency: Math.max(config.consumer.concurrency, 256),
         // The ledger must not give up on an envelope because NATS was away for a while.
         maxDeliver: Math.max(config.consumer.maxDeliver, 50),
       },

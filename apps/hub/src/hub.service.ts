@@ -45,6 +45,8 @@ type Outcome = { transition: Transition | null } | { error: unknown };
 
 export interface HubServiceOptions {
   sweepIntervalMs: number;
+  /** How long a running workflow's ledger write waits for the workflow's next envelopes (0: never). */
+  lingerMs: number;
   recentCapacity: number;
 }
 
@@ -57,8 +59,11 @@ export interface HubServiceOptions {
 export class HubService {
   private readonly mutex = new KeyedMutex();
   private readonly queued = new Map<string, QueuedUpdate[]>();
+  private readonly wakers = new Map<string, () => void>();
   private readonly deadlines = new DeadlineQueue();
   readonly agentStats = new AgentStats();
+  /** Ledger writes, and the transitions they stored (several per write when they queue up together). */
+  readonly writes = { records: 0, transitions: 0 };
   readonly recent: RecentIndex;
   private sweeper?: NodeJS.Timeout;
   private active = false;
@@ -197,6 +202,7 @@ export class HubService {
       const queue = this.queued.get(key);
       if (queue) {
         queue.push(item);
+        this.wakers.get(key)?.();
         return;
       }
       this.queued.set(key, [item]);
@@ -204,17 +210,45 @@ export class HubService {
     });
   }
 
-  /** Applies and writes the workflow's queued transitions, batch after batch, until none are left. */
+  /**
+   * Applies and writes the workflow's queued transitions, batch after batch, until none are left.
+   * A batch that leaves the workflow running lingers up to `lingerMs` to take in the workflow's
+   * next envelopes, so one write stores several; a transition's announcements never wait, and a
+   * finished workflow is written at once.
+   */
   private async drain(tenantId: string, correlationId: string, key: string): Promise<void> {
     for (;;) {
-      const batch = this.queued.get(key) ?? [];
+      let batch = this.take(key);
       if (batch.length === 0) {
         this.queued.delete(key);
         return;
       }
-      this.queued.set(key, []);
       try {
-        const outcomes = await retryTransient(() => this.commit(tenantId, correlationId, key, batch), batch[0].log);
+        const outcomes = await retryTransient(async () => {
+          for (let attempt = 1; ; attempt++) {
+            const assumeNew = attempt === 1 && this.isFreshQuery(batch[0].context.cause);
+            const stored: LedgerEntry | null = await this.ledger.load(tenantId, correlationId, { assumeNew });
+            const base = stored?.record ?? null;
+            let applied = await this.apply(key, base, batch);
+            const lingerUntil = Date.now() + this.options.lingerMs;
+            while (applied.current !== base && applied.current !== null && !isTerminalStatus(applied.current.status) && Date.now() < lingerUntil) {
+              await this.waitForMore(key, lingerUntil - Date.now());
+              const more = this.take(key);
+              if (more.length === 0) continue;
+              batch = [...batch, ...more];
+              const next = await this.apply(key, applied.current, more);
+              applied = { current: next.current, outcomes: [...applied.outcomes, ...next.outcomes] };
+            }
+            if (applied.current === null || applied.current === base) return applied.outcomes;
+            try {
+              await this.persist(key, stored, applied.current, batch.length, batch[0].log);
+              return applied.outcomes;
+            } catch (e) {
+              if (!isRevisionConflict(e) || attempt >= MAX_CONFLICT_RETRIES) throw e;
+              batch[0].log.debug({ revision: stored?.revision ?? 0, attempt }, 'ledger write conflict; applying again');
+            }
+          }
+        }, batch[0].log);
         outcomes.forEach((outcome, i) => ('error' in outcome ? batch[i].reject(outcome.error) : batch[i].resolve(outcome.transition)));
       } catch (e) {
         for (const item of batch) item.reject(e);
@@ -222,53 +256,64 @@ export class HubService {
     }
   }
 
+  /** The workflow's queued transitions, taken off its queue (new ones queue behind them). */
+  private take(key: string): QueuedUpdate[] {
+    const batch = this.queued.get(key) ?? [];
+    if (batch.length > 0) this.queued.set(key, []);
+    return batch;
+  }
+
+  /** Resolves after `ms`, or as soon as a transition of the workflow is queued. */
+  private waitForMore(key: string, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wakers.delete(key);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, ms));
+      this.wakers.set(key, done);
+    });
+  }
+
   /**
-   * Load → transition each → announce and count → one save, retried on a concurrent write.
-   * Announcements and counted events go out before the save: if the save is lost, the redelivered
-   * envelopes yield the same ones, and their ids make the streams drop the repeats. A transition
-   * that throws fails alone; the others of its batch go on.
+   * Transitions each, in order → counts and announces what changed. Announcements and counted
+   * events go out before the save: if the save is lost, the redelivered envelopes yield the same
+   * ones, and their ids make the streams drop the repeats. A transition that throws fails alone.
    */
-  private async commit(tenantId: string, correlationId: string, key: string, batch: QueuedUpdate[]): Promise<Outcome[]> {
-    for (let attempt = 1; ; attempt++) {
-      const assumeNew = attempt === 1 && this.isFreshQuery(batch[0].context.cause);
-      const stored: LedgerEntry | null = await this.ledger.load(tenantId, correlationId, { assumeNew });
-      let current = stored?.record ?? null;
-      const outcomes: Outcome[] = [];
-      for (const item of batch) {
-        let t: Transition | null;
-        try {
-          t = item.transition(current);
-        } catch (error) {
-          outcomes.push({ error });
-          continue;
-        }
-        outcomes.push({ transition: t });
-        if (!t || t.record === current) continue;
-        await this.recordEvents(key, current === null, t, item.context.eventId);
-        let record = t.record;
-        for (const change of t.emits) record = await this.announce(record, change, item.log, item.context.cause);
-        current = record;
-      }
-      if (current === null || current === stored?.record) return outcomes;
-      let saved: LedgerEntry;
+  private async apply(key: string, base: WorkflowRecord | null, batch: QueuedUpdate[]): Promise<{ current: WorkflowRecord | null; outcomes: Outcome[] }> {
+    let current = base;
+    const outcomes: Outcome[] = [];
+    for (const item of batch) {
+      let t: Transition | null;
       try {
-        saved = await this.ledger.save(current, stored?.revision ?? 0);
-      } catch (e) {
-        if (isRevisionConflict(e) && attempt < MAX_CONFLICT_RETRIES) {
-          batch[0].log.debug({ revision: stored?.revision ?? 0, attempt }, 'ledger write conflict; retrying');
-          continue;
-        }
-        throw e;
+        t = item.transition(current);
+      } catch (error) {
+        outcomes.push({ error });
+        continue;
       }
-      batch[0].log.debug({ applied: batch.length, from: stored?.revision ?? 0, to: saved.revision, steps: current.steps.length }, 'ledger updated');
-      if (isTerminalStatus(current.status)) this.deadlines.cancel(key);
-      else this.deadlines.schedule(key, Date.parse(current.deadline));
-      this.recent.upsert(toSummary(current));
-      const newSteps = current.steps.length - (stored?.record.steps.length ?? 0);
-      for (const step of current.steps.slice(current.steps.length - Math.max(0, newSteps))) {
-        if (step.message_type !== 'query') this.agentStats.record(step.agent, step.duration_ms, step.status === 'error');
-      }
-      return outcomes;
+      outcomes.push({ transition: t });
+      if (!t || t.record === current) continue;
+      await this.recordEvents(key, current === null, t, item.context.eventId);
+      let record = t.record;
+      for (const change of t.emits) record = await this.announce(record, change, item.log, item.context.cause);
+      current = record;
+    }
+    return { current, outcomes };
+  }
+
+  /** Saves the record if nobody wrote it since `stored`, then updates timers, the index and agent stats. */
+  private async persist(key: string, stored: LedgerEntry | null, record: WorkflowRecord, applied: number, log: Logger): Promise<void> {
+    const saved = await this.ledger.save(record, stored?.revision ?? 0);
+    this.writes.records += 1;
+    this.writes.transitions += applied;
+    log.debug({ applied, from: stored?.revision ?? 0, to: saved.revision, steps: record.steps.length }, 'ledger updated');
+    if (isTerminalStatus(record.status)) this.deadlines.cancel(key);
+    else this.deadlines.schedule(key, Date.parse(record.deadline));
+    this.recent.upsert(toSummary(record));
+    const newSteps = record.steps.length - (stored?.record.steps.length ?? 0);
+    for (const step of record.steps.slice(record.steps.length - Math.max(0, newSteps))) {
+      if (step.message_type !== 'query') this.agentStats.record(step.agent, step.duration_ms, step.status === 'error');
     }
   }
 

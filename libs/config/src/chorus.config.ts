@@ -55,6 +55,8 @@ export interface ChorusConfig {
     retentionMs: number;
     sweepIntervalMs: number;
     cacheSize: number;
+    /** How long the ledger write of a running workflow waits for its next envelopes, to store them together. */
+    lingerMs: number;
     /** A hub replica that stops renewing its lease for this long is replaced by a standby. */
     leaseMs: number;
     /** Workflows kept in the active hub's recent index (for listing). */
@@ -148,6 +150,7 @@ export function parseChorusConfig(env: Readonly<Record<string, string | undefine
       retentionMs: r.int('CHORUS_HUB_RETENTION_MS', DAY, SECOND, 365 * DAY),
       sweepIntervalMs: r.int('CHORUS_HUB_SWEEP_MS', 100, 10, 60 * SECOND),
       cacheSize: r.int('CHORUS_HUB_CACHE_SIZE', 2_000, 10, 10_000_000),
+      lingerMs: r.int('CHORUS_HUB_LINGER_MS', 20, 0, 1000),
       leaseMs: r.int('CHORUS_HUB_LEASE_MS', 3 * SECOND, 300, 60 * SECOND),
       recentCapacity: r.int('CHORUS_HUB_RECENT', 10_000, 10, 1_000_000),
       totalsRetentionMs: r.int('CHORUS_HUB_TOTALS_RETENTION_MS', 30 * DAY, 60 * SECOND, 3650 * DAY),
