@@ -132,4 +132,31 @@ describe('A2A', () => {
     expect(body.result.kind).toBe('task');
     expect(body.result.status.state).toBe('completed');
   });
+  const rpc = async (body: string, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${f.url}/a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}`, 'A2A-Version': '1.0', ...headers },
+      body,
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+
+  it('A2A - a body over the JSON parser limit, or in a charset it cannot read, gets a JSON-RPC error, not the REST error shape', async () => {
+    const big = await rpc(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'GetTask', params: { id: 'x', pad: 'p'.repeat(120_000) } }));
+    expect(big.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/larger than \d+ bytes/) } });
+    expect(big.body.statusCode).toBeUndefined();
+    const unknown = await rpc(JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'GetTask', params: { id: 'x' } }), { 'content-type': 'application/json; charset=x-nonesuch' });
+    expect(unknown.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32005, message: expect.stringMatching(/UTF-8/) } });
+  });
+
+  it('A2A - an error answer carries its request id even when the id is 0 or an empty string', async () => {
+    for (const id of [0, '']) {
+      // The 0.3 streaming method's "task not found" is raised before the stream starts.
+      const answer = await rpc(
+        JSON.stringify({ jsonrpc: '2.0', id, method: 'message/stream', params: { message: { kind: 'message', messageId: randomUUID(), role: 'user', taskId: 'no-such-task', parts: [{ kind: 'text', text: 'x' }] } } }),
+        { 'A2A-Version': '0.3' },
+      );
+      expect({ id: answer.body.id, code: answer.body.error?.code }).toEqual({ id, code: -32001 });
+    }
+  });
 });

@@ -25,7 +25,8 @@ describe('cluster', () => {
 
   const ask = async (n: number) => {
     const results = await Promise.all(Array.from({ length: n }, (_, i) => postJson(`${deployment.url}/v1/queries?wait=true`, { query: `how does the hub keep its ledger ${i}`, deadline_ms: 30_000 })));
-    return results.map((r) => r.body.status as string);
+    // A failed request shows its HTTP status and error, not just `undefined`.
+    return results.map((r) => (r.body.status as string | undefined) ?? `HTTP ${r.status}: ${JSON.stringify(r.body)}`);
   };
 
   it('cluster - every app replicated, streams on three replicas, queries complete', async () => {
@@ -35,6 +36,12 @@ describe('cluster', () => {
 
   it('cluster - losing one NATS node, queries still complete', async () => {
     await cluster.nodes[2].stop('SIGKILL');
-    expect(await ask(20)).toEqual(Array(20).fill('completed'));
+    const statuses = await ask(20);
+    if (statuses.some((s) => s !== 'completed')) {
+      // What the apps logged at error level, to tell why.
+      const errors = deployment.apps.flatMap((a) => a.output().split('\n').filter((l) => /"level":(50|60)/.test(l)).map((l) => `${a.app}#${a.replica} ${l}`));
+      console.error(errors.slice(-20).join('\n'));
+    }
+    expect(statuses).toEqual(Array(20).fill('completed'));
   }, 120_000);
 });

@@ -81,3 +81,78 @@ describe('POST /v1/queries - bad bodies', () => {
     expect(ok.body.status).toBe('completed');
   });
 });
+
+describe('HTTP - hostile input gets a 400 naming the field, never a 500', () => {
+  let f: ChorusFixture;
+
+  beforeAll(async () => {
+    f = await startChorusFixture();
+  });
+  afterAll(async () => {
+    await f?.stop();
+  });
+
+  const fieldsOf = (body: { errors?: Array<{ field: string }> }) => (body.errors ?? []).map((e) => e.field);
+  const get = async (path: string) => {
+    const res = await fetch(`${f.url}${path}`);
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  const responses = async (status: number) => {
+    const text = await (await fetch(`${f.url}/metrics`)).text();
+    const line = text.split('\n').find((l) => l.startsWith(`chorus_http_responses_total{status="${status}"`));
+    return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+  };
+
+  it('POST /v1/queries - a body nested thousands of levels deep is a 400 naming where it is too deep', async () => {
+    const deep = `${'['.repeat(2500)}1${']'.repeat(2500)}`;
+    const r = await postJson(`${f.url}/v1/queries`, `{"query":"x","deep":${deep}}`);
+    expect(r.status).toBe(400);
+    expect(r.body.message).toBe('invalid request body');
+    expect(fieldsOf(r.body)[0]).toMatch(/^deep(\.0)+$/);
+    expect(r.body.errors[0].messages[0]).toMatch(/nests more than 64 levels/);
+  });
+
+  it('POST /v1/queries - own constructor and __proto__ keys are named like any unknown field, with the other invalid fields', async () => {
+    const r = await postJson(`${f.url}/v1/queries`, '{"query":"x","constructor":{"name":"y"},"__proto__":{"top_k":5},"top_k":0}');
+    expect(r.status).toBe(400);
+    expect(fieldsOf(r.body).sort()).toEqual(['__proto__', 'constructor', 'top_k']);
+  });
+
+  it('POST /v1/queries - a number too large for a double (1e999) is a 400 naming it', async () => {
+    const r = await postJson(`${f.url}/v1/queries`, '{"query":"x","top_k":1e999}');
+    expect(r.status).toBe(400);
+    expect(fieldsOf(r.body)).toEqual(['top_k']);
+    expect(r.body.errors[0].messages[0]).toMatch(/finite/);
+  });
+
+  it('GET /v1/workflows - a cursor that is not a next_cursor, a date the hub cannot read or a limit that is not decimal is a 400 naming the filter', async () => {
+    for (const [query, field] of [['cursor=W10', 'cursor'], ['cursor=bnVsbA', 'cursor'], ['since=2026-334', 'since'], ['until=20261130T103010Z', 'until'], ['since=2026-W48-1', 'since'], ['until=2026-11-30T10:30:10,5Z', 'until'], ['limit=0x10', 'limit'], ['limit=1e2', 'limit']]) {
+      const r = await get(`/v1/workflows?${query}`);
+      expect({ query, status: r.status, fields: fieldsOf(r.body), message: r.body.message }).toEqual({ query, status: 400, fields: [field], message: 'invalid query string' });
+    }
+    for (const query of ['limit=2', 'since=2026-11-30', 'until=2026-11-30T10:30:10.5%2B14:00', 'since=2026-01-01T00:00:00Z&until=2100-01-01T00:00:00.000Z']) {
+      expect({ query, status: (await get(`/v1/workflows?${query}`)).status }).toEqual({ query, status: 200 });
+    }
+  });
+
+  it('GET /v1/workflows - prototype keys in the query string are named as unknown filters', async () => {
+    for (const key of ['__proto__', 'constructor', 'toString']) {
+      const r = await get(`/v1/workflows?${key}=x`);
+      expect({ key, status: r.status, fields: fieldsOf(r.body) }).toEqual({ key, status: 400, fields: [key] });
+    }
+  });
+
+  it('GET /v1/workflows/:id/events - an invalid tenant_id is named, as on /v1/workflows/:id', async () => {
+    for (const path of ['/v1/workflows/abc/events?tenant_id=%20', '/v1/workflows/abc?tenant_id=%20']) {
+      const r = await get(path);
+      expect({ path, status: r.status, fields: fieldsOf(r.body) }).toEqual({ path, status: 400, fields: ['tenant_id'] });
+    }
+  });
+
+  it('HTTP - every answer is counted by status code in /metrics', async () => {
+    const before = await responses(400);
+    await get('/v1/workflows?cursor=W10');
+    await postJson(`${f.url}/v1/queries`, { query: '' });
+    expect((await responses(400)) - before).toBe(2);
+  });
+});

@@ -1,3 +1,5 @@
+import type { Logger } from '@chorus/observability';
+
 /**
  * Deadlines of the workflows this hub has seen that are not finished, earliest first (a binary
  * heap). An entry may be stale (the workflow finished, or its deadline moved); whoever pops it
@@ -7,12 +9,24 @@ export class DeadlineQueue {
   private readonly heap: Array<{ at: number; key: string }> = [];
   private readonly keys = new Map<string, number>();
 
-  /** Adds or moves a key's deadline. */
-  schedule(key: string, at: number): void {
-    if (this.keys.get(key) === at) return;
+  /** `log` hears of each deadline refused for not being a time. */
+  constructor(private readonly log?: Pick<Logger, 'warn'>) {}
+
+  /**
+   * Adds or moves a key's deadline; false (and nothing changes) when `at` is not a finite time,
+   * e.g. `Date.parse` of a date it cannot read, as older ledger records may hold: NaN compares
+   * false with everything, and one in the heap would stop every later deadline from coming due.
+   */
+  schedule(key: string, at: number): boolean {
+    if (!Number.isFinite(at)) {
+      this.log?.warn({ key, at: String(at) }, 'deadline is not a time; not scheduled');
+      return false;
+    }
+    if (this.keys.get(key) === at) return true;
     this.keys.set(key, at);
     this.heap.push({ at, key });
     this.up(this.heap.length - 1);
+    return true;
   }
 
   /** Forgets a key (its workflow finished). */

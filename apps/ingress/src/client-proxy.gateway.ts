@@ -1,7 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { ChorusClient, serveNestPattern, type Bus, type Responder } from '@chorus/bus';
-import { DEFAULT_TENANT, flattenValidationErrors, isTerminalStatus } from '@chorus/envelope';
+import { DEFAULT_TENANT, boundFieldErrors, flattenValidationErrors, isTerminalStatus, isWithinJsonLimits, sanitizeJson, type FieldError } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
 import { SubmitQueryDto } from './submit-query.dto';
 
@@ -19,12 +19,16 @@ export function serveClientProxyQueries(bus: Bus, client: ChorusClient, log: Log
     if (typeof data !== 'object' || data === null || Array.isArray(data)) {
       return { err: { status: 'error', message: 'data must be an object: {query, tenant_id?, …}', errors: [{ field: '$', messages: ['data must be an object'] }] } };
     }
-    const dto = plainToInstance(SubmitQueryDto, data);
-    const errors = flattenValidationErrors(validateSync(dto, { whitelist: true, forbidNonWhitelisted: true }));
+    // As on HTTP: what would break class-transformer (deep nesting, an own `constructor`) is named, not thrown.
+    let hazards: FieldError[] = [];
+    if (!isWithinJsonLimits(data)) ({ value: data, errors: hazards } = sanitizeJson(data));
+    const dto = plainToInstance(SubmitQueryDto, data as object);
+    const named = new Set(hazards.map((e) => e.field));
+    const errors = [...hazards, ...flattenValidationErrors(validateSync(dto, { whitelist: true, forbidNonWhitelisted: true })).filter((e) => !named.has(e.field))];
     if (dto.deadline_ms !== undefined && dto.deadline_ms > maxDeadlineMs) {
       errors.push({ field: 'deadline_ms', messages: [`deadline_ms must not be greater than ${maxDeadlineMs}`] });
     }
-    if (errors.length > 0) return { err: { status: 'error', message: 'invalid query', errors } };
+    if (errors.length > 0) return { err: { status: 'error', message: 'invalid query', errors: boundFieldErrors(errors) } };
     const { submitted, workflow } = await client.submitAndWait({ ...dto, tenant_id: dto.tenant_id ?? DEFAULT_TENANT });
     if (!workflow || !isTerminalStatus(workflow.status)) {
       return { err: { status: 'error', message: `workflow ${submitted.correlation_id} did not finish by its deadline`, correlation_id: submitted.correlation_id } };

@@ -2,8 +2,8 @@ import { Controller, Get, Inject, NotFoundException, Param, Query, Req, Res } fr
 import { ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Bus, ChorusClient, readWorkflowHistory, watchWorkflow } from '@chorus/bus';
-import { CORRELATION_ID_PATTERN, TENANT_ID_PATTERN, type Envelope } from '@chorus/envelope';
-import { errorBody, InvalidRequestException } from './http.errors';
+import type { Envelope } from '@chorus/envelope';
+import { checkIds, errorBody } from './http.errors';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
 import { Tenant, lookupTenant, scopedTenant, type TenantScope } from './tenant.guard';
 
@@ -49,9 +49,7 @@ export class EventsController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    if (!CORRELATION_ID_PATTERN.test(id) || (requested !== undefined && !TENANT_ID_PATTERN.test(requested))) {
-      throw new InvalidRequestException([{ field: 'id', messages: ['id must match [A-Za-z0-9_-]{1,128}'] }], 'invalid request');
-    }
+    checkIds(id, requested);
     res.locals.correlation_id = id;
     const view = await this.client.workflow(id, lookupTenant(scope, requested));
     const tenant = view?.tenant_id ?? scopedTenant(scope, requested);
@@ -76,8 +74,8 @@ export class EventsController {
       send('status', { correlation_id: id, workflow_status: status });
       for await (const event of watchWorkflow(this.bus, tenant, id, { since, signal: aborted.signal })) {
         if (event.kind === 'terminal') {
-          const finished = await this.client.settled(id, tenant);
-          send('terminal', finished ?? { correlation_id: id, status: event.status }, `terminal-${id}`);
+          // The watch ends on the ledger's view of the finished workflow, not on an announcement.
+          send('terminal', event.view, `terminal-${id}`);
           break;
         }
         const e = event.envelope;

@@ -8,8 +8,8 @@ import {
   type ValidationError,
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { NoRespondersError, RequestTimeoutError } from '@chorus/bus';
-import { flattenValidationErrors, InvalidEnvelopeError, type FieldError } from '@chorus/envelope';
+import { isTransient, NoRespondersError, RemoteError, RequestTimeoutError } from '@chorus/bus';
+import { CORRELATION_ID_PATTERN, TENANT_ID_PATTERN, boundFieldErrors, flattenValidationErrors, InvalidEnvelopeError, type FieldError } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
 
 /** Every error body of the HTTP API. */
@@ -21,11 +21,27 @@ export interface HttpErrorBody {
   errors?: FieldError[];
 }
 
-/** A 400 that names every invalid field. */
+/**
+ * A 400 that names every invalid field (the first 50, then how many more: a body of thousands of
+ * unknown keys gets an answer of bounded size).
+ */
 export class InvalidRequestException extends BadRequestException {
-  constructor(readonly fieldErrors: FieldError[], message = 'invalid request body') {
-    super({ statusCode: 400, error: 'Bad Request', message, errors: fieldErrors } satisfies HttpErrorBody);
+  readonly fieldErrors: FieldError[];
+  constructor(fieldErrors: FieldError[], message = 'invalid request body') {
+    const bounded = boundFieldErrors(fieldErrors);
+    super({ statusCode: 400, error: 'Bad Request', message, errors: bounded } satisfies HttpErrorBody);
+    this.fieldErrors = bounded;
   }
+}
+
+/** A 400 naming `id` and `tenant_id` when they are not a correlation id and a tenant id. */
+export function checkIds(id: string, tenant: unknown): void {
+  const errors: FieldError[] = [];
+  if (!CORRELATION_ID_PATTERN.test(id)) errors.push({ field: 'id', messages: ['id must match [A-Za-z0-9_-]{1,128}'] });
+  if (tenant !== undefined && (typeof tenant !== 'string' || !TENANT_ID_PATTERN.test(tenant))) {
+    errors.push({ field: 'tenant_id', messages: ['tenant_id must match [a-z0-9][a-z0-9_-]{0,62}'] });
+  }
+  if (errors.length > 0) throw new InvalidRequestException(errors, 'invalid request');
 }
 
 /** ValidationPipe's exceptionFactory: class-validator's tree becomes one entry per field. */
@@ -45,9 +61,14 @@ function reason(status: number): string {
     .join(' ');
 }
 
+/** The hub's error codes the API answers as a client error. */
+const HUB_BAD_REQUEST = 'BAD_REQUEST';
+const HUB_NOT_FOUND = 'WORKFLOW_NOT_FOUND';
+
 /**
- * Maps errors to JSON: HTTP exceptions as they are, an invalid envelope as a 400 with its fields,
- * the bus or the hub not answering as 503, anything else as a logged 500.
+ * Maps errors to JSON: HTTP exceptions as they are, an invalid envelope as a 400 with its fields, a
+ * request the hub refused as a 400 (or 404), the bus or the hub not answering as 503, anything else
+ * as a logged 500. A response already under way (an event stream) is ended, not answered twice.
  */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
@@ -63,12 +84,37 @@ export class HttpErrorFilter implements ExceptionFilter {
       if (!('error' in body) || !body.error) body = { ...body, error: reason(body.statusCode) };
     } else if (exception instanceof InvalidEnvelopeError) {
       body = errorBody(400, 'invalid request', [...exception.errors]);
+    } else if (exception instanceof RemoteError && exception.code === HUB_BAD_REQUEST) {
+      // The ingress checks what it forwards; this is the backstop for a rule only the hub knows.
+      body = errorBody(400, 'invalid request', hubProblems(exception.message));
+    } else if (exception instanceof RemoteError && exception.code === HUB_NOT_FOUND) {
+      body = errorBody(404, exception.message);
     } else if (exception instanceof NoRespondersError || exception instanceof RequestTimeoutError) {
       body = errorBody(503, `Chorus is not answering right now (${exception.message}); try again shortly`);
+    } else if (isTransient(exception)) {
+      // NATS away for longer than the bus retries (a restart, a cluster without a stream leader).
+      this.log.warn({ err: exception, method: req.method, url: req.originalUrl }, 'request failed: NATS unavailable');
+      body = errorBody(503, 'the message bus is unavailable right now; try again shortly');
     } else {
       this.log.error({ err: exception, method: req.method, url: req.originalUrl }, 'request failed');
       body = errorBody(500, 'internal error');
     }
+    if (res.headersSent) {
+      this.log.warn({ err: exception, method: req.method, url: req.originalUrl }, 'request failed after its response began');
+      if (!res.writableEnded) res.end();
+      return;
+    }
     res.status(body.statusCode).json(body);
   }
+}
+
+/**
+ * The hub's refusal (`since must be …; cursor is not valid`) as field errors: each problem names its
+ * field first; one that does not is about the request as a whole.
+ */
+function hubProblems(message: string): FieldError[] {
+  return message
+    .split('; ')
+    .filter((m) => m.length > 0)
+    .map((m) => ({ field: /^[a-z_]+(?= )/.exec(m)?.[0] ?? '$', messages: [m] }));
 }

@@ -1,7 +1,8 @@
-import { ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NextFunction, Request, Response } from 'express';
 import { pinoHttp } from 'pino-http';
+import { Counter, type Registry } from 'prom-client';
 import { ChorusClient, type Bus, type Component } from '@chorus/bus';
 import type { ChorusConfig } from '@chorus/config';
 import { PinoNestLogger, type Logger } from '@chorus/observability';
@@ -10,9 +11,10 @@ import { serveClientProxyQueries } from './client-proxy.gateway';
 import { mountA2A } from './a2a/a2a.mount';
 import { dashboardDir, mountDashboard } from './dashboard.static';
 import { ApiKeys } from './tenant.guard';
-import { HttpErrorFilter, toInvalidRequest } from './http.errors';
+import { HttpErrorFilter } from './http.errors';
 import { IngressModule } from './ingress.module';
 import { mountOpenApi } from './openapi';
+import { RequestValidationPipe } from './request-validation.pipe';
 
 export const INGRESS_AGENT = 'ingress';
 
@@ -36,6 +38,7 @@ export async function startIngress(bus: Bus, config: ChorusConfig, parentLog: Lo
     IngressModule.register(bus, client, { maxDeadlineMs: config.workflow.maxDeadlineMs, apiKeys: config.http.apiKeys }),
     { bodyParser: false, logger: new PinoNestLogger(log) },
   );
+  app.use(countResponses(bus.metrics.registry));
   app.use(
     pinoHttp({
       logger: log,
@@ -50,9 +53,7 @@ export async function startIngress(bus: Bus, config: ChorusConfig, parentLog: Lo
   app.useBodyParser('json', { limit: config.http.bodyLimitBytes });
   app.use(bodyParserErrors(config.http.bodyLimitBytes));
   app.use(requireObjectBody);
-  app.useGlobalPipes(
-    new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, exceptionFactory: toInvalidRequest }),
-  );
+  app.useGlobalPipes(new RequestValidationPipe());
   app.useGlobalFilters(new HttpErrorFilter(log));
   mountOpenApi(app);
   await app.listen(config.http.port, config.http.host);
@@ -69,5 +70,21 @@ export async function startIngress(bus: Bus, config: ChorusConfig, parentLog: Lo
       await clientProxy.stop();
       await app.close();
     },
+  };
+}
+
+const HTTP_RESPONSES = 'chorus_http_responses_total';
+
+/**
+ * Counts every HTTP answer by status code (a bounded set), so rejected requests (4xx) are counted
+ * like invalid envelopes are. Registered once per registry: several ingresses may share a process.
+ */
+function countResponses(registry: Registry) {
+  const counter =
+    (registry.getSingleMetric(HTTP_RESPONSES) as Counter<'status'> | undefined) ??
+    new Counter({ name: HTTP_RESPONSES, help: 'HTTP responses of the ingress, by status code', labelNames: ['status'] as const, registers: [registry] });
+  return (_req: Request, res: Response, next: NextFunction): void => {
+    res.once('finish', () => counter.inc({ status: String(res.statusCode) }));
+    next();
   };
 }

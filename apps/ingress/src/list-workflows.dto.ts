@@ -1,7 +1,47 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsISO8601, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-import { AGENT_NAME_PATTERN, TENANT_ID_PATTERN, WORKFLOW_STATUSES, type WorkflowStatus } from '@chorus/envelope';
+import { Transform } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateBy, isISO8601, type ValidationOptions } from 'class-validator';
+import { AGENT_NAME_PATTERN, TENANT_ID_PATTERN, WORKFLOW_STATUSES, isDateTime, type WorkflowStatus } from '@chorus/envelope';
+
+const CALENDAR_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * A time filter: an RFC 3339 date-time with its offset (`2026-11-30T10:30:00Z`), or a calendar date
+ * (`2026-11-30`, midnight UTC). Stricter than IsISO8601, which also takes week dates, ordinal dates
+ * and basic formats (`2026-334`, `20261130T103010Z`) that the hub cannot read as a time.
+ */
+export function isTimeFilter(value: unknown): boolean {
+  if (typeof value !== 'string' || !isISO8601(value, { strict: true, strictSeparator: true })) return false;
+  return (isDateTime(value) || CALENDAR_DATE.test(value)) && !Number.isNaN(Date.parse(value));
+}
+
+function IsTimeFilter(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isTimeFilter',
+      validator: { validate: isTimeFilter, defaultMessage: (a) => `${a?.property} must be an RFC 3339 date-time (2026-11-30T10:30:00Z) or a date (2026-11-30)` },
+    },
+    options,
+  );
+}
+
+/**
+ * A `next_cursor` as the hub writes it: base64url of `{"started_at": …, "correlation_id": …}`.
+ * The hub refuses any other; checking here names the field instead of passing a refusal through.
+ */
+export function isListCursor(value: unknown): boolean {
+  if (typeof value !== 'string' || !/^[A-Za-z0-9_-]*$/.test(value)) return false;
+  try {
+    const c: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
+    return typeof c === 'object' && c !== null && typeof (c as { started_at?: unknown }).started_at === 'string' && typeof (c as { correlation_id?: unknown }).correlation_id === 'string';
+  } catch {
+    return false;
+  }
+}
+
+function IsListCursor(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy({ name: 'isListCursor', validator: { validate: isListCursor, defaultMessage: () => 'cursor must be the next_cursor of a previous page' } }, options);
+}
 
 /** Query string of `GET /v1/workflows`. */
 export class ListWorkflowsDto {
@@ -16,22 +56,23 @@ export class ListWorkflowsDto {
   @Matches(AGENT_NAME_PATTERN, { message: 'agent must be an agent name' })
   agent?: string;
 
-  /** Started at or after this time (ISO 8601). */
-  @ApiPropertyOptional({ description: 'Started at or after (ISO 8601).', format: 'date-time' })
+  /** Started at or after this time (RFC 3339 date-time, or a date). */
+  @ApiPropertyOptional({ description: 'Started at or after (RFC 3339 date-time, or a date: midnight UTC).', format: 'date-time' })
   @IsOptional()
-  @IsISO8601({ strict: true })
+  @IsTimeFilter()
   since?: string;
 
-  /** Started at or before this time (ISO 8601). */
-  @ApiPropertyOptional({ description: 'Started at or before (ISO 8601).', format: 'date-time' })
+  /** Started at or before this time (RFC 3339 date-time, or a date). */
+  @ApiPropertyOptional({ description: 'Started at or before (RFC 3339 date-time, or a date: midnight UTC).', format: 'date-time' })
   @IsOptional()
-  @IsISO8601({ strict: true })
+  @IsTimeFilter()
   until?: string;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 500, default: 50 })
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
+  // Decimal digits only: Number() would also read '0x10', '1e2' or ' 5' as a limit.
+  @Transform(({ value }) => (typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : value))
+  @IsInt({ message: 'limit must be an integer from 1 to 500' })
   @Min(1)
   @Max(500)
   limit?: number;
@@ -41,6 +82,7 @@ export class ListWorkflowsDto {
   @IsOptional()
   @IsString()
   @MaxLength(512)
+  @IsListCursor()
   cursor?: string;
 
   @ApiPropertyOptional({ description: "Development mode: one tenant's workflows. With API keys: must be the key's tenant." })

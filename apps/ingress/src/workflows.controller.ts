@@ -2,10 +2,10 @@ import { Body, ConflictException, Controller, Get, HttpCode, NotFoundException, 
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ChorusClient } from '@chorus/bus';
-import { CORRELATION_ID_PATTERN, TENANT_ID_PATTERN, isTerminalStatus, type HistoryReply, type ListReply, type WorkflowView } from '@chorus/envelope';
+import { isTerminalStatus, type HistoryReply, type ListReply, type WorkflowView } from '@chorus/envelope';
 import { CancelWorkflowDto, ListWorkflowsDto } from './list-workflows.dto';
 import { Tenant, lookupTenant, scopedTenant, type TenantScope } from './tenant.guard';
-import { errorBody, InvalidRequestException } from './http.errors';
+import { checkIds, errorBody } from './http.errors';
 
 @ApiTags('workflows')
 @Controller('v1/workflows')
@@ -74,11 +74,4 @@ export class WorkflowsController {
     await this.client.cancel(workflow, body?.reason || 'cancelled through the HTTP API');
     return { correlation_id: id, status: 'cancelling' };
   }
-}
-
-function checkIds(id: string, tenant: string | undefined): void {
-  const errors = [];
-  if (!CORRELATION_ID_PATTERN.test(id)) errors.push({ field: 'id', messages: ['id must match [A-Za-z0-9_-]{1,128}'] });
-  if (tenant !== undefined && !TENANT_ID_PATTERN.test(tenant)) errors.push({ field: 'tenant_id', messages: ['tenant_id must match [a-z0-9][a-z0-9_-]{0,62}'] });
-  if (errors.length > 0) throw new InvalidRequestException(errors, 'invalid request');
 }

@@ -7,6 +7,8 @@ export const BusErrorCodes = Object.freeze({
   NoResponders: 'NO_RESPONDERS',
   Timeout: 'TIMEOUT',
   RemoteError: 'REMOTE_ERROR',
+  /** A request/reply answer larger than the server's max_payload (the responder says so instead). */
+  ReplyTooLarge: 'REPLY_TOO_LARGE',
 } as const);
 
 /** The server answers but has JetStream disabled. */

@@ -12,11 +12,13 @@ import {
   type ListReply,
   type ListRequest,
   type QueryPayload,
-  type StatusUpdatePayload,
   type WorkflowView,
 } from '@chorus/envelope';
 import type { Bus } from './nats.bus';
-import { RemoteError } from './bus.errors';
+import { BusErrorCodes, RemoteError } from './bus.errors';
+import { setTimerAt } from './long-timer';
+import { readWorkflowHistory } from './workflow.history';
+import { confirmEnded, terminalStatusOf } from './workflow.watch';
 import { requestReply } from './request-reply';
 
 /** What a caller submits: the body of `POST /v1/queries`. */
@@ -84,8 +86,8 @@ export class ChorusClient {
         const existing = await this.workflow(submitted.correlation_id, submitted.tenant_id);
         if (existing && isTerminalStatus(existing.status)) return { submitted, workflow: existing };
       }
-      const announced = await terminal?.done;
-      return { submitted, workflow: await this.settledWorkflow(submitted, announced ?? false) };
+      const ended = await terminal?.done;
+      return { submitted, workflow: ended ?? (await this.workflow(submitted.correlation_id, submitted.tenant_id)) };
     } finally {
       terminal?.cancel();
     }
@@ -125,39 +127,32 @@ export class ChorusClient {
   }
 
   /**
-   * Resolves when the hub publishes a terminal status for the workflow, or when the deadline plus
-   * grace passes. Subscribe before the workflow can finish (before submitting it).
+   * Resolves with the hub's view of the finished workflow when the hub announces a terminal status
+   * for it and its ledger confirms it (anyone may publish a status update as `hub`), or with null
+   * when the deadline plus grace passes. Subscribe before the workflow can finish (before submitting it).
    */
-  waitForTerminal(tenantId: string, correlationId: string, deadline: Date): { done: Promise<boolean>; cancel: () => void } {
+  waitForTerminal(tenantId: string, correlationId: string, deadline: Date): { done: Promise<WorkflowView | null>; cancel: () => void } {
     const sub = this.bus.nc.subscribe(workflowSubject(tenantId, 'status_update', correlationId));
-    let timer: NodeJS.Timeout | undefined;
-    const done = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), Math.max(0, deadline.getTime() - Date.now()) + this.options.terminalGraceMs);
+    let cancelTimer: () => void = () => undefined;
+    const done = new Promise<WorkflowView | null>((resolve) => {
+      cancelTimer = setTimerAt(deadline.getTime() + this.options.terminalGraceMs, () => resolve(null));
       void (async () => {
         for await (const m of sub) {
           const parsed = parseEnvelope(m.data);
-          if (!parsed.ok || parsed.value.agent !== 'hub') continue;
-          const payload = parsed.value.payload as StatusUpdatePayload;
-          if (isTerminalStatus(payload.workflow_status)) return resolve(true);
+          if (!parsed.ok || !terminalStatusOf(parsed.value)) continue;
+          const view = await confirmEnded(this.bus, tenantId, correlationId);
+          if (view) return resolve(view);
         }
-        resolve(false);
-      })();
+        resolve(null);
+      })().catch(() => resolve(null));
     });
     return {
-      done: done.finally(() => clearTimeout(timer)),
+      done: done.finally(() => cancelTimer()),
       cancel: () => {
-        clearTimeout(timer);
+        cancelTimer();
         sub.unsubscribe();
       },
     };
-  }
-
-  /**
-   * The hub's view once a terminal status was announced. Another hub replica may answer before the
-   * announcing one has saved the record, so a view that is not terminal yet is asked for again.
-   */
-  private async settledWorkflow(submitted: Submitted, announced: boolean): Promise<WorkflowView | null> {
-    return announced ? this.settled(submitted.correlation_id, submitted.tenant_id) : this.workflow(submitted.correlation_id, submitted.tenant_id);
   }
 
   /** The view of a workflow whose terminal status was announced (asked again until the hub shows it). */
@@ -180,14 +175,28 @@ export class ChorusClient {
     }
   }
 
-  /** The workflow's envelopes in stream order, or null when the hub does not know it. */
+  /**
+   * The workflow's envelopes in stream order, or null when the hub does not know it. A history too
+   * large for one reply (its envelopes add up to more than max_payload) is read from the stream
+   * here, as the hub would have read it.
+   */
   async history(correlationId: string, tenantId?: string): Promise<HistoryReply | null> {
     try {
       return await requestReply<HistoryReply>(this.bus, HubSubjects.History, { correlation_id: correlationId, tenant_id: tenantId }, this.options.requestTimeoutMs);
     } catch (e) {
       if (e instanceof RemoteError && e.code === 'WORKFLOW_NOT_FOUND') return null;
+      if (e instanceof RemoteError && e.code === BusErrorCodes.ReplyTooLarge) return this.readHistory(correlationId, tenantId);
       throw e;
     }
+  }
+
+  private async readHistory(correlationId: string, tenantId?: string): Promise<HistoryReply | null> {
+    const view = await this.workflow(correlationId, tenantId);
+    if (!view) return null;
+    // As the hub does: from a minute before the workflow began, so clock skew loses nothing.
+    const since = new Date(Date.parse(view.started_at) - 60_000);
+    const entries = await readWorkflowHistory(this.bus, correlationId, { tenantId: view.tenant_id, since: Number.isNaN(since.getTime()) ? undefined : since });
+    return { correlation_id: correlationId, envelopes: entries.map((e) => e.envelope) };
   }
 
   list(request: ListRequest): Promise<ListReply> {

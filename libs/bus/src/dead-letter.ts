@@ -1,5 +1,5 @@
 import { headers as natsHeaders } from '@nats-io/transport-node';
-import { deadLetterSubject, parseWorkflowSubject, type ErrorDetailsShape, type FieldError } from '@chorus/envelope';
+import { boundFieldErrors, deadLetterSubject, parseWorkflowSubject, type ErrorDetailsShape, type FieldError } from '@chorus/envelope';
 import type { Bus } from './nats.bus';
 import { ChorusHeaders } from './headers';
 
@@ -19,7 +19,7 @@ export interface DeadLetter {
   /** Correlation id and tenant from the subject, when the subject is a valid workflow subject. */
   correlation_id: string | null;
   tenant_id: string | null;
-  /** Validation errors, for `invalid_envelope`: every invalid field. */
+  /** Validation errors, for `invalid_envelope`: every invalid field (the first 50, then how many more). */
   errors: FieldError[];
   /** The error the handler raised, for `step_failed`. */
   error: ErrorDetailsShape | null;
@@ -27,13 +27,22 @@ export interface DeadLetter {
   deliveries: number;
   /** When it was dead-lettered. */
   dead_lettered_at: string;
-  /** The original body, as UTF-8 text when it is valid UTF-8, else base64. */
+  /**
+   * The original body, byte for byte, as UTF-8 text when it is valid UTF-8 (and not mostly escapes),
+   * else base64: its first 256 KiB, or less when the dead letter would not fit in a message.
+   */
   data: string;
   data_encoding: 'utf8' | 'base64';
 }
 
-const MAX_DATA_BYTES = 256 * 1024;
-const strictDecoder = new TextDecoder('utf-8', { fatal: true });
+/** The most of the original body a dead letter keeps. */
+export const MAX_DEAD_LETTER_DATA_BYTES = 256 * 1024;
+const MAX_ERROR_MESSAGE_CHARS = 4000;
+const FEW_ERRORS = 3;
+/** Room left in a message for the dead letter's headers and the JSON around its fields. */
+const HEADROOM_BYTES = 8 * 1024;
+// ignoreBOM: a leading byte-order mark is part of the original body, kept like any other byte.
+const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const encoder = new TextEncoder();
 
 export interface DeadLetterInput {
@@ -47,45 +56,72 @@ export interface DeadLetterInput {
   error?: ErrorDetailsShape | null;
 }
 
-export function createDeadLetter(input: DeadLetterInput, now = new Date()): DeadLetter {
+/**
+ * The dead letter of a message, at most `maxBytes` once JSON-encoded: its errors are bounded (see
+ * boundFieldErrors), and its copy of the body is cut to fit, so that it can always be stored.
+ */
+export function createDeadLetter(input: DeadLetterInput, now = new Date(), maxBytes = 1024 * 1024): DeadLetter {
   const parts = parseWorkflowSubject(input.subject);
-  const body = input.data.subarray(0, MAX_DATA_BYTES);
-  let data: string;
-  let encoding: DeadLetter['data_encoding'] = 'utf8';
-  try {
-    data = strictDecoder.decode(body);
-  } catch {
-    data = Buffer.from(body).toString('base64');
-    encoding = 'base64';
-  }
-  return {
+  const letter: DeadLetter = {
     reason: input.reason,
     subject: input.subject,
     stream_seq: input.streamSeq,
     consumer: input.consumer,
     correlation_id: parts?.correlationId ?? null,
     tenant_id: parts?.tenantId ?? null,
-    errors: input.errors ?? [],
-    error: input.error ?? null,
+    errors: boundFieldErrors(input.errors ?? []),
+    error: input.error ? { ...input.error, error_message: input.error.error_message.slice(0, MAX_ERROR_MESSAGE_CHARS) } : null,
     deliveries: input.deliveries,
     dead_lettered_at: now.toISOString(),
-    data,
-    data_encoding: encoding,
+    data: '',
+    data_encoding: 'utf8',
   };
+  const size = (l: DeadLetter) => encoder.encode(JSON.stringify(l)).length;
+  // A server with a small max_payload may not take 50 long field errors: the first few then.
+  if (size(letter) > maxBytes - HEADROOM_BYTES) letter.errors = boundFieldErrors(input.errors ?? [], FEW_ERRORS);
+  const room = Math.max(0, maxBytes - HEADROOM_BYTES - size(letter));
+  let body = input.data.subarray(0, MAX_DEAD_LETTER_DATA_BYTES);
+  for (;;) {
+    const { data, encoding, size } = encodeData(body);
+    if (size <= room || body.length === 0) return { ...letter, data, data_encoding: encoding };
+    body = body.subarray(0, Math.floor((body.length * room) / size));
+  }
+}
+
+/**
+ * UTF-8 text when the body is valid UTF-8 and that is no longer than base64 once JSON-escaped
+ * (control characters escape to six bytes each), else base64; `size` is the encoded JSON string's.
+ */
+function encodeData(body: Uint8Array): { data: string; encoding: DeadLetter['data_encoding']; size: number } {
+  const base64 = Buffer.from(body).toString('base64');
+  try {
+    const text = strictDecoder.decode(body);
+    const size = encoder.encode(JSON.stringify(text)).length;
+    if (size <= base64.length + 2) return { data: text, encoding: 'utf8', size };
+  } catch {
+    // not UTF-8: base64
+  }
+  return { data: base64, encoding: 'base64', size: base64.length + 2 };
+}
+
+/** The largest dead letter the connected server accepts. */
+export function deadLetterLimit(bus: Bus): number {
+  return bus.nc.info?.max_payload ?? 1024 * 1024;
 }
 
 /**
  * Stores a dead letter. Its `Nats-Msg-Id` is derived from the source message, so when several
- * consumers reject the same invalid envelope (its agent and the hub) it is stored once.
+ * consumers reject the same invalid envelope (its agent and the hub) it is stored once, and counted
+ * once: only by the publish the stream stored.
  */
 export async function publishDeadLetter(bus: Bus, letter: DeadLetter): Promise<void> {
   const h = natsHeaders();
   h.set(ChorusHeaders.DeadLetterReason, letter.reason);
   if (letter.correlation_id) h.set(ChorusHeaders.CorrelationId, letter.correlation_id);
   const who = letter.reason === 'invalid_envelope' ? 'invalid' : letter.consumer;
-  bus.metrics.deadLetters.inc({ reason: letter.reason });
-  await bus.js.publish(deadLetterSubject(letter.subject), encoder.encode(JSON.stringify(letter)), {
+  const ack = await bus.js.publish(deadLetterSubject(letter.subject), encoder.encode(JSON.stringify(letter)), {
     msgID: `dlq.${bus.options.workflowStream}.${letter.stream_seq}.${who}`,
     headers: h,
   });
+  if (!ack.duplicate) bus.metrics.deadLetters.inc({ reason: letter.reason });
 }

@@ -98,6 +98,7 @@ export class DurableConsumer {
   private messages?: ConsumerMessages;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly shutdown = new AbortController();
+  private readonly linked = new Set<AbortController>();
   private loop?: Promise<void>;
   private waiter?: () => void;
 
@@ -108,9 +109,18 @@ export class DurableConsumer {
     private readonly log: Logger,
   ) {}
 
-  /** Aborted when the consumer stops and its grace period is over. */
-  get shutdownSignal(): AbortSignal {
-    return this.shutdown.signal;
+  /**
+   * Aborts `controller` when the consumer stops and its grace period is over (at once if it already
+   * has); returns the unlink to call when its message is done. The consumer keeps the set and
+   * aborts each one itself, so that no listener per message piles up on a shared signal.
+   */
+  linkShutdown(controller: AbortController): () => void {
+    if (this.shutdown.signal.aborted) {
+      controller.abort(this.shutdown.signal.reason);
+      return () => undefined;
+    }
+    this.linked.add(controller);
+    return () => this.linked.delete(controller);
   }
 
   async start(): Promise<void> {
@@ -126,7 +136,11 @@ export class DurableConsumer {
   async stop(graceMs = 5000): Promise<void> {
     await this.messages?.close();
     await this.loop;
-    const timer = setTimeout(() => this.shutdown.abort(new Error('shutting down')), graceMs);
+    const timer = setTimeout(() => {
+      this.shutdown.abort(new Error('shutting down'));
+      for (const controller of this.linked) controller.abort(this.shutdown.signal.reason);
+      this.linked.clear();
+    }, graceMs);
     await Promise.allSettled([...this.inFlight]);
     clearTimeout(timer);
   }

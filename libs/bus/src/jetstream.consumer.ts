@@ -1,8 +1,10 @@
 import type { JsMsg } from '@nats-io/jetstream';
 import {
   ALL_WORKFLOW_SUBJECTS,
+  INVALID_TOKEN,
   deriveEnvelope,
   idempotencyKey,
+  isMessageType,
   parseEnvelope,
   toErrorDetails,
   workflowFilter,
@@ -11,8 +13,9 @@ import {
 } from '@chorus/envelope';
 import { createEnvelopeLogger, type Logger } from '@chorus/observability';
 import type { ConsumerOptions } from './bus.options';
-import { createDeadLetter, publishDeadLetter } from './dead-letter';
+import { createDeadLetter, deadLetterLimit, publishDeadLetter, type DeadLetterInput } from './dead-letter';
 import { DurableConsumer } from './durable.consumer';
+import { setTimerAt } from './long-timer';
 import { isTransient } from './transient-error';
 import type { EnvelopeHandler, HandlerContext } from './handler.types';
 import { toOutbound } from './handler.types';
@@ -76,22 +79,12 @@ export class JetStreamConsumer {
     const delivery = m.info.deliveryCount;
     const parsed = parseEnvelope(m.data, { subject: m.subject });
     if (!parsed.ok) {
-      await this.giveUp(m, () =>
-        publishDeadLetter(
-          this.bus,
-          createDeadLetter({
-            reason: 'invalid_envelope',
-            subject: m.subject,
-            streamSeq: m.seq,
-            consumer: this.durable,
-            data: m.data,
-            deliveries: delivery,
-            errors: [...parsed.error.errors],
-          }),
-        ),
-      );
-      this.log.warn({ subject: m.subject, stream_seq: m.seq, errors: parsed.error.errors }, 'invalid envelope dead-lettered');
-      this.count(m.subject.split('.')[3] ?? 'unknown', 'invalid');
+      const errors = [...parsed.error.errors];
+      await this.giveUp(m, () => this.deadLetter({ reason: 'invalid_envelope', subject: m.subject, streamSeq: m.seq, consumer: this.durable, data: m.data, deliveries: delivery, errors }));
+      this.log.warn({ subject: m.subject, stream_seq: m.seq, errors }, 'invalid envelope dead-lettered');
+      // A fixed set of labels: the subject's token is anyone's text (a label per token would grow without end).
+      const token = m.subject.split('.')[3];
+      this.count(isMessageType(token) ? token : INVALID_TOKEN, 'invalid');
       return;
     }
     const envelope = parsed.value;
@@ -143,10 +136,10 @@ export class JetStreamConsumer {
     const controller = new AbortController();
     // A long handler keeps its message: without this, the server would hand it to another replica.
     const keepAlive = setInterval(() => m.working(), Math.max(500, Math.floor(this.options.ackWaitMs / 2)));
-    const timer = setTimeout(() => controller.abort(new Error('workflow deadline passed')), Math.max(0, deadline.getTime() - Date.now()));
-    const shutdown = this.loop.shutdownSignal;
-    const onShutdown = () => controller.abort(shutdown.reason);
-    shutdown.addEventListener('abort', onShutdown, { once: true });
+    // A deadline may be months away, past what one setTimeout can wait for.
+    const cancelTimer = setTimerAt(deadline.getTime(), () => controller.abort(new Error('workflow deadline passed')));
+    // One listener on the shared shutdown signal fans out to every handler (no listener per message).
+    const unlink = this.loop.linkShutdown(controller);
     const context: HandlerContext = {
       log,
       deadline,
@@ -161,8 +154,8 @@ export class JetStreamConsumer {
       context,
       dispose: () => {
         clearInterval(keepAlive);
-        clearTimeout(timer);
-        shutdown.removeEventListener('abort', onShutdown);
+        cancelTimer();
+        unlink();
       },
     };
   }
@@ -185,7 +178,7 @@ export class JetStreamConsumer {
     await this.giveUp(m, async () => {
       if (this.options.reportFailures === false) {
         // The hub keeps the ledger: its own failures are dead-lettered, never announced as a workflow's.
-        await publishDeadLetter(this.bus, createDeadLetter({ reason: 'step_failed', subject: m.subject, streamSeq: m.seq, consumer: this.durable, data: m.data, deliveries: delivery, error: details }));
+        await this.deadLetter({ reason: 'step_failed', subject: m.subject, streamSeq: m.seq, consumer: this.durable, data: m.data, deliveries: delivery, error: details });
         return;
       }
       const report = deriveEnvelope(envelope, {
@@ -202,20 +195,14 @@ export class JetStreamConsumer {
         },
       });
       await this.bus.publish(report, { part: `failed-${envelope.message_type}` });
-      await publishDeadLetter(
-        this.bus,
-        createDeadLetter({
-          reason: 'step_failed',
-          subject: m.subject,
-          streamSeq: m.seq,
-          consumer: this.durable,
-          data: m.data,
-          deliveries: delivery,
-          error: details,
-        }),
-      );
+      await this.deadLetter({ reason: 'step_failed', subject: m.subject, streamSeq: m.seq, consumer: this.durable, data: m.data, deliveries: delivery, error: details });
     });
     return 'failed';
+  }
+
+  /** Stores a dead letter cut to fit in a message of the connected server. */
+  private deadLetter(input: DeadLetterInput): Promise<void> {
+    return publishDeadLetter(this.bus, createDeadLetter(input, new Date(), deadLetterLimit(this.bus)));
   }
 
   /** Runs the reporting, then terminates the message; if reporting fails, retries it later. */

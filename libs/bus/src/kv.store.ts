@@ -1,7 +1,10 @@
-import type { JetStreamClient } from '@nats-io/jetstream';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { Bus } from './nats.bus';
 import { readOrdered } from './ordered-read';
+import { isRevisionConflict } from './transient-error';
+
+export { isRevisionConflict };
 
 export interface StoredValue<T> {
   value: T;
@@ -23,6 +26,7 @@ export class KeyValueStore<T> {
   private constructor(
     private readonly kv: KV,
     private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
     readonly bucket: string,
   ) {}
 
@@ -32,7 +36,7 @@ export class KeyValueStore<T> {
       ttl: options.ttlMs,
       replicas: bus.options.replicas,
     });
-    return new KeyValueStore<T>(kv, bus.js, bucket);
+    return new KeyValueStore<T>(kv, bus.js, bus.jsm, bucket);
   }
 
   async get(key: string): Promise<StoredValue<T> | null> {
@@ -75,17 +79,28 @@ export class KeyValueStore<T> {
   }
 
   /** Every live entry whose key matches `filter`, streamed from one ordered consumer. */
-  async *entries(filter = '>'): AsyncGenerator<{ key: string } & StoredValue<T>> {
+  /**
+   * When the bucket's oldest and newest stored values were written (null for an empty bucket).
+   * With `history: 1` every stored value is a key's latest.
+   */
+  async span(): Promise<{ first: Date; last: Date } | null> {
+    const { state } = await this.jsm.streams.info(`KV_${this.bucket}`);
+    if (state.messages === 0) return null;
+    return { first: new Date(state.first_ts), last: new Date(state.last_ts) };
+  }
+
+  /**
+   * The live values, in the order they were last written; with `since`, only those written at or
+   * after it (a key written several times in the window may appear once per stored revision, the
+   * latest last).
+   */
+  async *entries(filter = '>', options: { since?: Date } = {}): AsyncGenerator<{ key: string } & StoredValue<T>> {
     const prefix = `$KV.${this.bucket}.`;
-    for await (const m of readOrdered(this.js, `KV_${this.bucket}`, `${prefix}${filter}`, { lastPerSubject: true })) {
+    const read = options.since ? { startTime: options.since } : { lastPerSubject: true };
+    for await (const m of readOrdered(this.js, `KV_${this.bucket}`, `${prefix}${filter}`, read)) {
       const op = m.headers?.get('KV-Operation');
       if (op === 'DEL' || op === 'PURGE' || m.data.length === 0) continue;
       yield { key: m.subject.substring(prefix.length), value: JSON.parse(decoder.decode(m.data)) as T, revision: m.seq };
     }
   }
-}
-
-/** True when a create/update failed because the key changed (or exists) meanwhile. */
-export function isRevisionConflict(e: unknown): boolean {
-  return /wrong last sequence|key exists/i.test(String((e as Error)?.message ?? e));
 }

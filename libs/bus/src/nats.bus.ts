@@ -6,6 +6,7 @@ import {
   jetstreamManager,
   type JetStreamClient,
   type JetStreamManager,
+  type PubAck,
   type StreamConfig,
 } from '@nats-io/jetstream';
 import { connect, headers as natsHeaders, nanos, type NatsConnection } from '@nats-io/transport-node';
@@ -24,6 +25,10 @@ import type { BusOptions } from './bus.options';
 import { NatsUnreachableError, NoJetStreamError } from './bus.errors';
 import { FinishedWorkflows } from './finished-workflows';
 import { ChorusHeaders } from './headers';
+import { isRevisionConflict, isTransient } from './transient-error';
+
+/** The longest a publish is retried while JetStream has no leader to store it (a failover, a restart). */
+const PUBLISH_RETRY_MS = 10_000;
 
 export interface PublishOptions {
   /** Distinguishes several messages of one type from one agent in one workflow. */
@@ -149,7 +154,26 @@ export class Bus {
     h.set(ChorusHeaders.MessageType, envelope.message_type);
     h.set(ChorusHeaders.Agent, envelope.agent);
     if (envelope.traceparent) h.set(ChorusHeaders.Traceparent, envelope.traceparent);
-    const ack = await this.js.publish(subject, encoder.encode(JSON.stringify(envelope)), { msgID: key, headers: h });
+    const data = encoder.encode(JSON.stringify(envelope));
+    // While a cluster elects a new stream leader, or the server restarts, JetStream has no responder
+    // for a few seconds: retry with the same Nats-Msg-Id (so a publish that was stored after all is
+    // not stored twice) until the envelope's deadline, within PUBLISH_RETRY_MS.
+    const retryUntil = Math.min(Date.now() + PUBLISH_RETRY_MS, Date.parse(envelope.deadline) || Infinity);
+    let ack: PubAck | undefined;
+    let retried = false;
+    for (let attempt = 0; !ack; attempt++) {
+      try {
+        ack = await this.js.publish(subject, data, { msgID: key, headers: h });
+      } catch (e) {
+        const delay = Math.min(1000, 50 * 2 ** attempt);
+        if (!isTransient(e) || isRevisionConflict(e) || Date.now() + delay > retryUntil || this.nc.isClosed()) throw e;
+        this.log.warn({ err: e, correlation_id: envelope.correlation_id, message_type: envelope.message_type, attempt: attempt + 1, retry_in_ms: delay }, 'publish failed; retrying');
+        retried = true;
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+    // After a retry, the stream may hold this very publish from an attempt whose ack was lost.
+    if (retried && ack.duplicate) return { seq: ack.seq, duplicate: false, idempotencyKey: key };
     if (ack.duplicate && options.reportDuplicate !== false) {
       this.metrics.duplicatesReported.inc();
       await this.reportDuplicate(envelope, key, ack.seq);

@@ -2,6 +2,7 @@ import type { Subscription } from '@nats-io/transport-node';
 import type { Logger } from '@chorus/observability';
 import type { Bus } from './nats.bus';
 import type { Responder } from './request-reply';
+import { BusErrorCodes } from './bus.errors';
 
 /** A request as a stock NestJS `ClientProxy` (`Transport.NATS`) sends it with `send(pattern, data)`. */
 interface NestPacket {
@@ -47,8 +48,14 @@ export function serveNestPattern(
           const message = e instanceof SyntaxError ? `the request is not a JSON Nest packet: ${e.message}` : 'internal error';
           reply = { id: packet.id, err: { status: 'error', message }, isDisposed: true };
         }
-        msg.respond(encoder.encode(JSON.stringify(reply)));
-      })();
+        let data = encoder.encode(JSON.stringify(reply));
+        const max = bus.nc.info?.max_payload;
+        if (max !== undefined && data.length > max) {
+          const message = `the reply (${data.length} bytes) is larger than the server's max_payload (${max} bytes)`;
+          data = encoder.encode(JSON.stringify({ id: packet.id, err: { status: 'error', message, code: BusErrorCodes.ReplyTooLarge }, isDisposed: true }));
+        }
+        msg.respond(data);
+      })().catch((e) => log.error({ err: e, pattern }, 'Nest-compatible request could not be answered'));
     },
   });
   return { stop: async () => void (await sub.drain()) };

@@ -1,6 +1,7 @@
 import { startOpsServer, type Logger } from '@chorus/observability';
 import type { BusOptions } from './bus.options';
 import { Bus } from './nats.bus';
+import { retryTransient } from './transient-error';
 
 export interface ProcessOptions {
   /** Exit the process after a graceful shutdown on SIGINT/SIGTERM (default true). */
@@ -38,12 +39,14 @@ export async function runProcess(
   options: ProcessOptions = {},
 ): Promise<RunningProcess & { failed: Array<{ name: string; error: unknown }> }> {
   const bus = await Bus.connect(busOptions, log, { trackFinished: options.trackFinished ?? true });
-  await bus.ensureTopology();
+  // A cluster still electing its stream leaders, or one busy, times out requests for a while: the
+  // process waits for it (about half a minute) rather than exiting.
+  await retryTransient(() => bus.ensureTopology(), log, 'creating the streams');
   const components: Component[] = [];
   const failed: Array<{ name: string; error: unknown }> = [];
   for (const starter of starters) {
     try {
-      components.push(await starter.start(bus));
+      components.push(await retryTransient(() => starter.start(bus), log, `starting ${starter.name}`));
     } catch (error) {
       log.error({ err: error, component: starter.name }, `${starter.name} failed to start`);
       failed.push({ name: starter.name, error });
@@ -54,30 +57,41 @@ export async function runProcess(
     components.push({ name: 'ops', close: () => ops.close() });
   }
   let stopping: Promise<void> | undefined;
+  // Removed once shut down (a signal meanwhile still shuts down gracefully): a process that runs
+  // many of these in turn (tests, the cluster scripts) would otherwise keep one listener per run on
+  // each signal and warn of a listener leak.
+  const onSignal = new Map<NodeJS.Signals, () => void>();
   const shutdown = (reason: string) => {
     stopping ??= (async () => {
       log.info({ reason }, 'shutting down');
-      for (const c of [...components].reverse()) {
-        try {
-          await c.close();
-        } catch (e) {
-          log.warn({ err: e, component: c.name }, 'component did not close cleanly');
+      try {
+        for (const c of [...components].reverse()) {
+          try {
+            await c.close();
+          } catch (e) {
+            log.warn({ err: e, component: c.name }, 'component did not close cleanly');
+          }
         }
+        await bus.close();
+        await options.afterShutdown?.();
+      } finally {
+        for (const [signal, listener] of onSignal) process.removeListener(signal, listener);
+        onSignal.clear();
       }
-      await bus.close();
-      await options.afterShutdown?.();
       log.info('stopped');
     })();
     return stopping;
   };
   if (options.exitOnSignal ?? true) {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-      process.once(signal, () => {
+      const listener = () => {
         void shutdown(signal).finally(() => {
           log.flush?.();
           process.exit(0);
         });
-      });
+      };
+      onSignal.set(signal, listener);
+      process.once(signal, listener);
     }
   }
   return { bus, components, failed, shutdown };

@@ -56,9 +56,9 @@ export async function startProfileService(bus: Bus, def: ProfileServiceDefinitio
           } catch (e) {
             const code = e instanceof SyntaxError ? 400 : 500;
             if (code === 500) log.error({ err: e, profile: def.name, endpoint: name }, 'profile request failed');
-            msg.respondError(code, (e as Error).message ?? String(e));
+            msg.respondError(code, e instanceof Error ? e.message : 'profile request failed');
           }
-        })();
+        })().catch((e) => log.error({ err: e, profile: def.name, endpoint: name }, 'profile request could not be answered'));
       },
     });
   };

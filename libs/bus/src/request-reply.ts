@@ -1,8 +1,8 @@
-import { NoRespondersError as NatsNoResponders, TimeoutError as NatsTimeout, RequestError, type Subscription } from '@nats-io/transport-node';
+import { NoRespondersError as NatsNoResponders, TimeoutError as NatsTimeout, RequestError, type Msg, type Subscription } from '@nats-io/transport-node';
 import { ChorusError, toErrorDetails } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
 import type { Bus } from './nats.bus';
-import { NoRespondersError, RemoteError, RequestTimeoutError } from './bus.errors';
+import { BusErrorCodes, NoRespondersError, RemoteError, RequestTimeoutError } from './bus.errors';
 
 /** The reply of every Chorus request/reply endpoint. */
 export type Reply<T> = { ok: true; data: T } | { ok: false; error: { code: string; message: string; retryable: boolean } };
@@ -16,7 +16,9 @@ export interface Responder {
 
 /**
  * Answers JSON requests on `subject` in queue group `queue` (replicas share the load). A thrown
- * error becomes an `{ok:false, error}` reply; malformed JSON gets a BAD_REQUEST reply.
+ * error becomes an `{ok:false, error}` reply; malformed JSON gets a BAD_REQUEST reply; a reply
+ * larger than the server's max_payload gets a REPLY_TOO_LARGE reply. Nothing a request or its
+ * handler does can end in an unhandled rejection.
  */
 export function serveRequests<T>(
   bus: Bus,
@@ -32,20 +34,7 @@ export function serveRequests<T>(
         log.error({ err, subject }, 'request subscription failed');
         return;
       }
-      void (async () => {
-        let reply: Reply<T>;
-        try {
-          const body = msg.data.length === 0 ? {} : JSON.parse(decoder.decode(msg.data));
-          reply = { ok: true, data: await handle(body) };
-        } catch (e) {
-          const d = e instanceof SyntaxError
-            ? { error_type: 'BAD_REQUEST', error_message: `request is not valid JSON: ${e.message}`, retry_possible: false }
-            : toErrorDetails(e);
-          if (!(e instanceof ChorusError) && !(e instanceof SyntaxError)) log.error({ err: e, subject }, 'request handler failed');
-          reply = { ok: false, error: { code: d.error_type, message: d.error_message, retryable: d.retry_possible } };
-        }
-        if (msg.reply) msg.respond(encoder.encode(JSON.stringify(reply)));
-      })();
+      void answer(msg, handle, log, subject, bus.nc.info?.max_payload).catch((e) => log.error({ err: e, subject }, 'request could not be answered'));
     },
   });
   return {
@@ -53,6 +42,38 @@ export function serveRequests<T>(
       await sub.drain();
     },
   };
+}
+
+async function answer<T>(msg: Msg, handle: (request: unknown) => Promise<T>, log: Logger, subject: string, maxPayload: number | undefined): Promise<void> {
+  let reply: Reply<T>;
+  try {
+    const body = msg.data.length === 0 ? {} : JSON.parse(decoder.decode(msg.data));
+    reply = { ok: true, data: await handle(body) };
+  } catch (e) {
+    const d = e instanceof SyntaxError
+      ? { error_type: 'BAD_REQUEST', error_message: `request is not valid JSON: ${e.message}`, retry_possible: false }
+      : toErrorDetails(e);
+    if (!(e instanceof ChorusError) && !(e instanceof SyntaxError)) log.error({ err: e, subject }, 'request handler failed');
+    reply = { ok: false, error: { code: d.error_type, message: d.error_message, retryable: d.retry_possible } };
+  }
+  if (!msg.reply) return;
+  let data: Uint8Array;
+  try {
+    data = encoder.encode(JSON.stringify(reply));
+  } catch (e) {
+    // A result JSON cannot carry (a cycle, a BigInt): the requester still hears why, now.
+    log.error({ err: e, subject }, 'reply could not be encoded');
+    data = encoder.encode(JSON.stringify(failure('INTERNAL', 'the reply could not be encoded as JSON')));
+  }
+  if (maxPayload !== undefined && data.length > maxPayload) {
+    log.warn({ subject, reply_bytes: data.length, max_payload: maxPayload }, 'reply too large for one message');
+    data = encoder.encode(JSON.stringify(failure(BusErrorCodes.ReplyTooLarge, `the reply (${data.length} bytes) is larger than the server's max_payload (${maxPayload} bytes)`)));
+  }
+  msg.respond(data);
+}
+
+function failure(code: string, message: string): Reply<never> {
+  return { ok: false, error: { code, message, retryable: false } };
 }
 
 /** Sends a JSON request and returns the reply's data, or throws a typed error. */

@@ -8,7 +8,7 @@ import {
   TimeoutError,
 } from '@nats-io/transport-node';
 import { ChorusError } from '@chorus/envelope';
-import { isRevisionConflict } from './kv.store';
+import type { Logger } from '@chorus/observability';
 
 /**
  * True for an error of the infrastructure that retrying can get past: NATS disconnected, a request or
@@ -34,4 +34,27 @@ export function isTransient(error: unknown): boolean {
     return [408, 429, 503, 504].includes(error.status) || isRevisionConflict(error);
   }
   return isRevisionConflict(error) || /timeout|timed out|no responders|disconnect|connection (closed|lost)|jetstream (not|is not) (enabled|available)/i.test(String((error as Error)?.message ?? ''));
+}
+
+/**
+ * Retries an operation while it fails for reasons NATS recovers from (a JetStream leader election,
+ * a reconnect, a timeout under load): `attempts` tries (12 by default), backing off from 100 ms to
+ * 5 s, about half a minute in all. Anything else, or the last failure, is thrown.
+ */
+export async function retryTransient<T>(op: () => Promise<T>, log: Logger, what: string, attempts = 12): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await op();
+    } catch (e) {
+      if (attempt >= attempts || !isTransient(e)) throw e;
+      const delay = Math.min(5000, 100 * 2 ** (attempt - 1));
+      log.warn({ err: e, attempt, retry_in_ms: delay }, `${what} failed; NATS may be away, retrying`);
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+}
+
+/** True when a create/update failed because the key changed (or exists) meanwhile. */
+export function isRevisionConflict(e: unknown): boolean {
+  return /wrong last sequence|key exists/i.test(String((e as Error)?.message ?? e));
 }

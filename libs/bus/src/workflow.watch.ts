@@ -1,16 +1,37 @@
-import { isTerminalStatus, parseEnvelope, workflowFilter, type Envelope, type StatusUpdatePayload, type WorkflowStatus } from '@chorus/envelope';
+import {
+  HubSubjects,
+  isTerminalStatus,
+  parseEnvelope,
+  workflowFilter,
+  type Envelope,
+  type StatusUpdatePayload,
+  type WorkflowStatus,
+  type WorkflowView,
+} from '@chorus/envelope';
 import type { Bus } from './nats.bus';
+import { requestReply } from './request-reply';
 import { readWorkflowHistory } from './workflow.history';
 
-/** What watching a workflow yields: its envelopes in order, then (once) how it ended. */
+/** What watching a workflow yields: its envelopes in order, then (once) how it ended, as the hub's ledger has it. */
 export type WorkflowEvent =
   | { kind: 'envelope'; envelope: Envelope }
-  | { kind: 'terminal'; status: WorkflowStatus };
+  | { kind: 'terminal'; status: WorkflowStatus; view: WorkflowView };
+
+/**
+ * After an announcement the ledger does not confirm yet, how long (and how often) the watcher asks
+ * again: the hub announces before it saves, and retries a failed save for about half a minute.
+ */
+const CLAIM_RECHECK_MS = 30_000;
+const RECHECK_EVERY_MS = 1000;
 
 /**
  * A workflow's envelopes as they happen: the ones already stored first (read back from the stream),
- * then the live ones, each once, ending after the hub's terminal status update. Subscribes before
- * reading the stored ones, so nothing published in between is missed.
+ * then the live ones, each once, ending once the hub's ledger shows the workflow finished.
+ * Subscribes before reading the stored ones, so nothing published in between is missed.
+ *
+ * A `status_update` from agent `hub` only prompts the question: any client allowed to publish a
+ * status update can claim to be the hub (NATS does not tell a message's publisher), so the watch
+ * ends on the ledger's answer, never on the claim.
  */
 export async function* watchWorkflow(
   bus: Bus,
@@ -30,6 +51,15 @@ export async function* watchWorkflow(
   });
   const onAbort = () => wake?.();
   options.signal?.addEventListener('abort', onAbort);
+  /** When an announcement the ledger did not confirm was seen (null: none pending). */
+  let claimedAt: number | null = null;
+  const ended = async (envelope: Envelope | null): Promise<WorkflowView | null> => {
+    if (envelope && terminalStatusOf(envelope)) claimedAt = Date.now();
+    if (claimedAt === null) return null;
+    const view = await confirmEnded(bus, tenantId, correlationId, { attempts: envelope ? 20 : 1, signal: options.signal });
+    if (!view && Date.now() - claimedAt > CLAIM_RECHECK_MS) claimedAt = null;
+    return view;
+  };
   try {
     await bus.nc.flush();
     const seen = new Set<string>();
@@ -39,21 +69,31 @@ export async function* watchWorkflow(
       if (!parsed.ok) continue;
       seen.add(parsed.value.message_id);
       yield { kind: 'envelope', envelope: parsed.value };
-      const end = terminalStatusOf(parsed.value);
-      if (end) return yield { kind: 'terminal', status: end };
+      const view = await ended(parsed.value);
+      if (view) return yield { kind: 'terminal', status: view.status, view };
     }
     while (!options.signal?.aborted) {
       const next = live.shift();
       if (!next) {
-        await new Promise<void>((resolve) => (wake = resolve));
+        const timedOut = await new Promise<boolean>((resolve) => {
+          const timer = claimedAt === null ? undefined : setTimeout(() => resolve(true), RECHECK_EVERY_MS);
+          wake = () => {
+            clearTimeout(timer);
+            resolve(false);
+          };
+        });
         wake = undefined;
+        if (timedOut) {
+          const view = await ended(null);
+          if (view) return yield { kind: 'terminal', status: view.status, view };
+        }
         continue;
       }
       if (seen.has(next.message_id)) continue;
       seen.add(next.message_id);
       yield { kind: 'envelope', envelope: next };
-      const end = terminalStatusOf(next);
-      if (end) return yield { kind: 'terminal', status: end };
+      const view = await ended(next);
+      if (view) return yield { kind: 'terminal', status: view.status, view };
     }
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
@@ -61,9 +101,33 @@ export async function* watchWorkflow(
   }
 }
 
-/** The terminal status an envelope announces: only the hub's status updates end a workflow. */
+/** The terminal status an envelope claims: only the hub's status updates end a workflow (once its ledger agrees). */
 export function terminalStatusOf(envelope: Envelope): WorkflowStatus | null {
   if (envelope.message_type !== 'status_update' || envelope.agent !== 'hub') return null;
   const status = (envelope.payload as StatusUpdatePayload).workflow_status;
   return isTerminalStatus(status) ? status : null;
+}
+
+/**
+ * The hub's view of a workflow once its ledger shows it finished, asked up to `attempts` times 50 ms
+ * apart (the hub announces a status before it saves it); null if it does not show that by then,
+ * or the hub cannot be asked.
+ */
+export async function confirmEnded(
+  bus: Bus,
+  tenantId: string,
+  correlationId: string,
+  options: { attempts?: number; intervalMs?: number; signal?: AbortSignal } = {},
+): Promise<WorkflowView | null> {
+  const attempts = options.attempts ?? 20;
+  for (let i = 0; i < attempts && !options.signal?.aborted; i++) {
+    if (i > 0) await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 50));
+    try {
+      const view = await requestReply<WorkflowView>(bus, HubSubjects.Workflow, { correlation_id: correlationId, tenant_id: tenantId }, bus.options.requestTimeoutMs);
+      if (isTerminalStatus(view.status)) return view;
+    } catch {
+      // Not known yet, or the hub is not answering: ask again, and in the end do not end the watch.
+    }
+  }
+  return null;
 }

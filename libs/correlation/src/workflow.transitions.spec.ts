@@ -1,4 +1,4 @@
-import { createEnvelope, deriveEnvelope, idempotencyKey, type Envelope } from '@chorus/envelope';
+import { createEnvelope, deriveEnvelope, idempotencyKey, newMessageId, type Envelope } from '@chorus/envelope';
 import { applyDeadline, applyDroppedDuplicate, applyEnvelope, recordAnnouncement, type Transition } from './workflow.transitions';
 import type { WorkflowRecord } from './workflow.record';
 
@@ -179,5 +179,45 @@ describe('applyDroppedDuplicate', () => {
     const next = applyDroppedDuplicate(record, t0);
     expect(next.duplicates_dropped).toBe(1);
     expect(next.status).toBe('completed');
+  });
+});
+
+describe('applyEnvelope - idempotency keys that are Object.prototype names', () => {
+  const KEYS = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__', 'prototype'];
+  /** What the ledger does between two transitions: the record is stored as JSON and read back. */
+  const roundTrip = (record: WorkflowRecord): WorkflowRecord => JSON.parse(JSON.stringify(record));
+
+  it.each(KEYS)('applyEnvelope - a first envelope under Nats-Msg-Id %s is a step, not a duplicate', (key) => {
+    const t = applyEnvelope(null, query(), { idempotencyKey: key, streamSeq: 1 }, t0);
+    expect(t.effect).toBe('applied');
+    expect(t.record.steps).toHaveLength(1);
+    expect(t.record.duplicates_dropped).toBe(0);
+  });
+
+  it.each(KEYS)('applyEnvelope - the key %s is recorded as an own key that survives the ledger, so its re-publish is a duplicate and its redelivery is not', (key) => {
+    const q = query();
+    const first = roundTrip(applyEnvelope(null, q, { idempotencyKey: key, streamSeq: 1 }, t0).record);
+    expect(Object.hasOwn(first.seen, key)).toBe(true);
+    expect(Object.getPrototypeOf(first.seen)).toBe(Object.prototype);
+    expect(applyEnvelope(first, q, { idempotencyKey: key, streamSeq: 1 }, t0).effect).toBe('redelivered');
+    const again = applyEnvelope(first, { ...q, message_id: newMessageId() }, { idempotencyKey: key, streamSeq: 2 }, t0);
+    expect(again.effect).toBe('duplicate');
+    expect(again.record.duplicates_dropped).toBe(1);
+  });
+
+  it('applyEnvelope - a causation id that names an Object.prototype member times the step from its own timestamp', () => {
+    const q = query();
+    const created = apply(null, q).record;
+    const c = child(q, 'classification_result', 'intent', {}, { causation_id: 'constructor' });
+    const step = apply(created, c).record.steps[1];
+    expect(step.started_at).toBe(c.timestamp);
+    expect(step.duration_ms).toBe(0);
+  });
+
+  it('recordAnnouncement - records __proto__ as an own key', () => {
+    const record = apply(null, query()).record;
+    const announced = roundTrip(recordAnnouncement(record, { message_id: '__proto__', timestamp: t0.toISOString() }, { idempotencyKey: '__proto__', streamSeq: 9 }));
+    expect(Object.hasOwn(announced.seen, '__proto__') && announced.seen.__proto__).toBe(9);
+    expect(Object.hasOwn(announced.times, '__proto__')).toBe(true);
   });
 });

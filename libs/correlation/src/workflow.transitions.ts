@@ -69,17 +69,17 @@ export function createRecord(envelope: Envelope, now: Date): WorkflowRecord {
  */
 export function applyEnvelope(current: WorkflowRecord | null, envelope: Envelope, delivery: Delivery, now: Date): Transition {
   const base = current ?? createRecord(envelope, now);
-  const known = base.seen[delivery.idempotencyKey];
+  const known = ownValue(base.seen, delivery.idempotencyKey);
   if (known === delivery.streamSeq) return { record: base, effect: 'redelivered', emits: [] };
   // The same key stored again, or the very same envelope (same message_id) stored again under
   // another key (a raw re-publish without its Nats-Msg-Id, whose part we cannot know).
-  if (known !== undefined || base.times[envelope.message_id] !== undefined) {
+  if (known !== undefined || ownValue(base.times, envelope.message_id) !== undefined) {
     return { record: { ...base, duplicates_dropped: base.duplicates_dropped + 1, updated_at: now.toISOString() }, effect: 'duplicate', emits: [] };
   }
   const record: WorkflowRecord = {
     ...base,
-    seen: { ...base.seen, [delivery.idempotencyKey]: delivery.streamSeq },
-    times: { ...base.times, [envelope.message_id]: envelope.timestamp },
+    seen: withEntry(base.seen, delivery.idempotencyKey, delivery.streamSeq),
+    times: withEntry(base.times, envelope.message_id, envelope.timestamp),
     updated_at: now.toISOString(),
   };
   const isOwnUpdate = envelope.agent === HUB_AGENT && envelope.message_type === 'status_update';
@@ -139,8 +139,8 @@ export function applyDeadline(record: WorkflowRecord, now: Date): Transition {
 export function recordAnnouncement(record: WorkflowRecord, envelope: Pick<Envelope, 'message_id' | 'timestamp'>, delivery: Delivery): WorkflowRecord {
   return {
     ...record,
-    seen: { ...record.seen, [delivery.idempotencyKey]: delivery.streamSeq },
-    times: { ...record.times, [envelope.message_id]: envelope.timestamp },
+    seen: withEntry(record.seen, delivery.idempotencyKey, delivery.streamSeq),
+    times: withEntry(record.times, envelope.message_id, envelope.timestamp),
   };
 }
 
@@ -149,9 +149,25 @@ export function applyDroppedDuplicate(record: WorkflowRecord, now: Date): Workfl
   return { ...record, duplicates_dropped: record.duplicates_dropped + 1, updated_at: now.toISOString() };
 }
 
+/**
+ * A value of `seen` or `times`, whose keys come off the wire (a Nats-Msg-Id can be `constructor` or
+ * `__proto__`): own keys only, never what a plain object inherits.
+ */
+function ownValue<T>(map: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(map, key) ? map[key] : undefined;
+}
+
+/**
+ * A copy of `map` with `key` set as an own property, even `__proto__` (Object.fromEntries defines
+ * properties, it never assigns through the prototype's setter), so the JSON the ledger stores keeps it.
+ */
+function withEntry<T>(map: Readonly<Record<string, T>>, key: string, value: T): Record<string, T> {
+  return Object.fromEntries([...Object.entries(map), [key, value]]);
+}
+
 function addStep(record: WorkflowRecord, envelope: Envelope, key: string): void {
   const finished = envelope.timestamp;
-  const started = (envelope.causation_id && record.times[envelope.causation_id]) || finished;
+  const started = (envelope.causation_id && ownValue(record.times, envelope.causation_id)) || finished;
   record.steps = [
     ...record.steps,
     {

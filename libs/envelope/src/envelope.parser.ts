@@ -6,6 +6,15 @@ import { isMessageType } from './message-type';
 import { PAYLOAD_CLASSES } from './payloads';
 import { parseWorkflowSubject } from './subjects';
 import { createEnvelopeValidator } from './envelope.validator';
+import { boundFieldErrors, clipArrays, isWithinJsonLimits, sanitizeJson } from './json-limits';
+
+/**
+ * A rejection explains the first items of each array (class-validator takes about a millisecond
+ * per item under load); the schema's item limits, up to the contract's largest (1000
+ * tool_results.results), are checked on a copy clipped just past that.
+ */
+const MAX_EXPLAINED_ITEMS = 100;
+const MAX_ARRAY_ITEMS = 1000;
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: InvalidEnvelopeError };
 
@@ -35,13 +44,14 @@ export function parseEnvelope(input: unknown, options: ParseEnvelopeOptions = {}
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return invalid([{ field: '$', messages: ['envelope must be a JSON object'] }]);
   }
-  const raw = value as Record<string, unknown>;
-  if (validator.isValid(value)) {
-    const subjectErrors = options.subject === undefined ? [] : checkSubject(raw, options.subject);
+  if (isWithinJsonLimits(value) && validator.isValid(value)) {
+    const subjectErrors = options.subject === undefined ? [] : checkSubject(value as Record<string, unknown>, options.subject);
     if (subjectErrors.length === 0) return { ok: true, value: value as Envelope };
   }
-  const errors = explain(raw, options);
-  return invalid(errors.length > 0 ? errors : validator.errors(value));
+  const errors = explainSafely(value as Record<string, unknown>, options);
+  // Arrays clipped for the explanation can hide an error past their first items; the schema still finds it.
+  if (errors.length === 0) errors.push(...validator.errors(sanitizeJson(value).value));
+  return invalid(boundFieldErrors(errors.length > 0 ? errors : [{ field: '$', messages: ['envelope is invalid'] }]));
 }
 
 /**
@@ -50,7 +60,34 @@ export function parseEnvelope(input: unknown, options: ParseEnvelopeOptions = {}
  */
 export function explainEnvelope(input: unknown, options: ParseEnvelopeOptions = {}): FieldError[] {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return [{ field: '$', messages: ['envelope must be a JSON object'] }];
-  return explain(input as Record<string, unknown>, options);
+  return explainSafely(input as Record<string, unknown>, options);
+}
+
+/**
+ * Explains a rejection without ever throwing: what breaks the validators (deep nesting, reserved
+ * keys, non-finite numbers) is reported and left out of what they see, thousands of array items
+ * are not explained one by one (see MAX_EXPLAINED_ITEMS), and should class-validator still throw,
+ * the compiled schema's errors stand in for its messages.
+ */
+function explainSafely(raw: Record<string, unknown>, options: ParseEnvelopeOptions): FieldError[] {
+  const hazards = isWithinJsonLimits(raw) ? null : sanitizeJson(raw);
+  const checked = (hazards?.value ?? raw) as Record<string, unknown>;
+  let errors: FieldError[];
+  try {
+    const explained = clipArrays(checked, MAX_EXPLAINED_ITEMS);
+    errors = explain(explained.value as Record<string, unknown>, options);
+    if (explained.clipped) {
+      const named = new Set(errors.map((e) => e.field));
+      const tooMany = validator.errors(clipArrays(checked, MAX_ARRAY_ITEMS).value, ['maxItems']).filter((e) => !named.has(e.field));
+      errors.push(...tooMany);
+    }
+  } catch {
+    errors = [...validator.errors(checked), ...(options.subject === undefined ? [] : checkSubject(checked, options.subject))];
+  }
+  if (!hazards) return errors;
+  // A hazard left a null in its place: what the validators say of that null adds nothing.
+  const named = new Set(hazards.errors.map((e) => e.field));
+  return [...hazards.errors, ...errors.filter((e) => !named.has(e.field))];
 }
 
 function explain(raw: Record<string, unknown>, options: ParseEnvelopeOptions): FieldError[] {

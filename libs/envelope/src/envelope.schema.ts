@@ -1,5 +1,7 @@
 import { IS_ISO8601, getMetadataStorage } from 'class-validator';
 import { IS_DATE_TIME } from './date-time.validator';
+import { IS_FUSION_WEIGHTS, MAX_FUSION_WEIGHT } from './fusion-weights.validator';
+import { MAX_JSON_DEPTH, RESERVED_KEYS } from './json-limits';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { Envelope } from './envelope';
 import { MESSAGE_TYPES } from './message-type';
@@ -29,6 +31,7 @@ export function createEnvelopeJsonSchema(): Record<string, unknown> {
       [IS_ISO8601]: { type: 'string', format: 'date-time' },
       // A named custom rule is converted by its name (class-validator-jsonschema looks it up).
       [IS_DATE_TIME]: { type: 'string', format: 'date-time' },
+      [IS_FUSION_WEIGHTS]: { type: 'object', additionalProperties: { type: 'number', minimum: 0, maximum: MAX_FUSION_WEIGHT } },
     },
   }) as Record<string, Record<string, unknown>>;
   // Ids are UUIDv7 (IsUUID('7')), which the generic `uuid` format does not say.
@@ -48,7 +51,9 @@ export function createEnvelopeJsonSchema(): Record<string, unknown> {
     title: 'Chorus envelope',
     description:
       'Every message on chorus.wf.<tenant>.<message_type>.<correlation_id> is one envelope. ' +
-      'The payload shape depends on message_type.',
+      'The payload shape depends on message_type. Beyond this schema, parsers reject an envelope whose ' +
+      `arrays and objects nest more than ${MAX_JSON_DEPTH} levels deep, that has an object key ` +
+      `${[...RESERVED_KEYS].join(', ')} anywhere, or a number too large for a double (such as 1e999).`,
     type: 'object',
     properties,
     required: envelope.required,

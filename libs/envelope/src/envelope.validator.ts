@@ -12,8 +12,11 @@ import { createEnvelopeJsonSchema } from './envelope.schema';
 export interface EnvelopeValidator {
   /** True when the value is a valid envelope (its payload included). */
   isValid(value: unknown): boolean;
-  /** Every problem ajv finds, as field errors (for the rare case class-validator has none to give). */
-  errors(value: unknown): FieldError[];
+  /**
+   * Every problem ajv finds, as field errors (for the rare case class-validator has none to give);
+   * with `keywords`, only the problems of those JSON Schema keywords (`maxItems`, say).
+   */
+  errors(value: unknown, keywords?: readonly string[]): FieldError[];
 }
 
 export function createEnvelopeValidator(): EnvelopeValidator {
@@ -23,9 +26,11 @@ export function createEnvelopeValidator(): EnvelopeValidator {
   let thorough: ValidateFunction | undefined;
   return {
     isValid: (value) => fast(value) as boolean,
-    errors: (value) => {
+    errors: (value, keywords) => {
       thorough ??= compile(schema, true);
-      return thorough(value) ? [] : toFieldErrors(thorough.errors ?? []);
+      if (thorough(value)) return [];
+      const errors = thorough.errors ?? [];
+      return toFieldErrors(keywords ? errors.filter((e) => keywords.includes(e.keyword)) : errors);
     },
   };
 }

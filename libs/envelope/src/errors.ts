@@ -59,7 +59,16 @@ export function toErrorDetails(error: unknown): ErrorDetailsShape {
   if (error instanceof Error) {
     return { error_type: 'INTERNAL', error_message: error.message || error.name, retry_possible: false };
   }
-  return { error_type: 'INTERNAL', error_message: String(error), retry_possible: false };
+  return { error_type: 'INTERNAL', error_message: describeThrown(error), retry_possible: false };
+}
+
+/** Whatever was thrown, as text: `String()` itself throws for an object without a prototype. */
+function describeThrown(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
 }
 
 /** The inverse of {@link toErrorDetails}: a wire error back into a throwable. */

@@ -105,4 +105,28 @@ describe('fuseRrf', () => {
       }),
     );
   });
+  it('fuseRrf - refuses a negative or non-finite weight instead of producing negative or NaN scores', () => {
+    const lists = [{ profile: 'bm25', ids: ['a'] }];
+    for (const w of [-1, -0.001, Number.NaN, Number.POSITIVE_INFINITY, '2' as unknown as number]) {
+      expect(() => fuseRrf(lists, { k: 60, rankWindow: 10, weights: { bm25: w } })).toThrow(/weight of profile bm25/);
+    }
+    expect(fuseRrf(lists, { k: 60, rankWindow: 10, weights: { bm25: 0 } })[0].score).toBe(0);
+  });
+
+  it('fuseRrf - a profile named after an Object.prototype member is fused like any other, weighing 1 unless the weights name it', () => {
+    const lists = [{ profile: 'constructor', ids: ['a'] }, { profile: 'bm25', ids: ['b'] }];
+    const fused = fuseRrf(lists, { k: 60, rankWindow: 10, weights: {} });
+    expect(fused.map((f) => [f.id, f.score, f.ranks])).toEqual([['a', 1 / 61, { constructor: 1 }], ['b', 1 / 61, { bm25: 1 }]]);
+    const proto = fuseRrf([{ profile: '__proto__', ids: ['a'] }], { k: 60, rankWindow: 10 });
+    expect(Object.hasOwn(proto[0].ranks, '__proto__')).toBe(true);
+    expect(Object.getPrototypeOf(proto[0].ranks)).toBe(Object.prototype);
+  });
+
+  it('fuseRrf - every score is finite and >= 0 for any valid weights', () => {
+    fc.assert(
+      fc.property(listsArb, fc.dictionary(fc.constantFrom('bm25', 'trigram', 'vector', 'x'), fc.double({ min: 0, max: 1000, noNaN: true })), fc.double({ min: 0, max: 1e6, noNaN: true }), (lists, weights, k) => {
+        for (const item of fuseRrf(lists, { k, rankWindow: 100, weights })) expect(Number.isFinite(item.score) && item.score >= 0).toBe(true);
+      }),
+    );
+  });
 });

@@ -9,7 +9,7 @@ export interface RrfOptions {
   k: number;
   /** Only the first `rankWindow` results of each list are fused. */
   rankWindow: number;
-  /** Per-profile weight w_p; absent profiles weigh 1. */
+  /** Per-profile weight w_p, finite and >= 0; absent profiles weigh 1. */
   weights?: Readonly<Record<string, number>>;
 }
 
@@ -37,7 +37,7 @@ export function fuseRrf(lists: readonly RankedList[], options: RrfOptions): Fuse
   const ordered = [...lists].sort((a, b) => (a.profile < b.profile ? -1 : a.profile > b.profile ? 1 : 0));
   const items = new Map<string, FusedItem & { best: number; count: number }>();
   for (const list of ordered) {
-    const weight = options.weights?.[list.profile] ?? 1;
+    const weight = weightOf(options.weights, list.profile);
     const n = Math.min(list.ids.length, options.rankWindow);
     for (let i = 0; i < n; i++) {
       const id = list.ids[i];
@@ -46,9 +46,10 @@ export function fuseRrf(lists: readonly RankedList[], options: RrfOptions): Fuse
         item = { id, score: 0, ranks: {}, best: Infinity, count: 0 };
         items.set(id, item);
       }
-      if (item.ranks[list.profile] !== undefined) continue; // a repeated id keeps its first rank
+      if (Object.hasOwn(item.ranks, list.profile)) continue; // a repeated id keeps its first rank
       const rank = i + 1;
-      item.ranks[list.profile] = rank;
+      // Defined, not assigned: a profile named `__proto__` would otherwise set the prototype.
+      Object.defineProperty(item.ranks, list.profile, { value: rank, enumerable: true, writable: true, configurable: true });
       item.score += weight / (options.k + rank);
       item.best = Math.min(item.best, rank);
       item.count += 1;
@@ -57,4 +58,18 @@ export function fuseRrf(lists: readonly RankedList[], options: RrfOptions): Fuse
   return [...items.values()]
     .sort((a, b) => b.score - a.score || a.best - b.best || b.count - a.count || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     .map(({ id, score, ranks }) => ({ id, score, ranks }));
+}
+
+/**
+ * A profile's weight: 1 unless the weights name it (an own key: a profile called `constructor` is
+ * not Object.prototype's). A negative weight would rank a document below those no profile
+ * returned, and a non-finite one makes every score NaN or infinite, so both are refused.
+ */
+function weightOf(weights: Readonly<Record<string, number>> | undefined, profile: string): number {
+  if (!weights || !Object.hasOwn(weights, profile)) return 1;
+  const weight = weights[profile];
+  if (typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0) {
+    throw new RangeError(`the weight of profile ${profile} must be a finite number >= 0, got ${String(weight)}`);
+  }
+  return weight;
 }

@@ -41,12 +41,68 @@ export function mountA2A(
         res.status(status).json({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `Unauthorized: ${(e as Error).message}` } });
       }
     },
+    echoFalsyIds,
     jsonRpcHandler({
       requestHandler: handler,
       userBuilder: async (req) => (req as Request & { chorusUser: A2AUser }).chorusUser,
       legacyCompat: { enabled: true },
     }),
+    a2aErrors(deps.log),
   );
+}
+
+/**
+ * @a2a-js/sdk 1.3.0 answers an error it catches with `id: req.body?.id || null`, so a request whose
+ * id is `0` or `""` (both valid JSON-RPC ids) got its error back with id null, which a client cannot
+ * match to its request. Until the SDK echoes them, its JSON answers are given their request's id here.
+ */
+function echoFalsyIds(req: Request, res: Response, next: NextFunction): void {
+  const json = res.json.bind(res);
+  res.json = (body: unknown) => {
+    const id = (req.body as { id?: unknown } | undefined)?.id;
+    const request = req.body as unknown;
+    const single = typeof request === 'object' && request !== null && !Array.isArray(request);
+    if (single && (id === 0 || id === '') && isRpcAnswer(body) && body.id === null) return json({ ...body, id });
+    return json(body);
+  };
+  next();
+}
+
+function isRpcAnswer(body: unknown): body is { jsonrpc: '2.0'; id: unknown } {
+  return typeof body === 'object' && body !== null && !Array.isArray(body) && (body as { jsonrpc?: unknown }).jsonrpc === '2.0';
+}
+
+/** JSON-RPC 2.0 and A2A error codes for what goes wrong before a request reaches a method. */
+const RpcErrorCodes = Object.freeze({ ParseError: -32700, InvalidRequest: -32600, InternalError: -32603, ContentTypeNotSupported: -32005 } as const);
+
+/**
+ * What the SDK's router passes on (its JSON parser's refusals other than a syntax error: a body
+ * over its limit, an unsupported charset or encoding) answered as a JSON-RPC error, as every answer
+ * of `/a2a` is, instead of falling through to the REST API's error shape (whose 413 names the REST
+ * body limit, not this parser's). Like the SDK's own refusals, a client's error is an HTTP 200
+ * carrying it, and an internal one a 500.
+ */
+function a2aErrors(log: Logger) {
+  return (err: Error & { type?: string; status?: number; limit?: number; charset?: string }, _req: Request, res: Response, next: NextFunction): void => {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    let error: { code: number; message: string };
+    if (err.type === 'entity.too.large') {
+      error = { code: RpcErrorCodes.InvalidRequest, message: `Invalid Request: the body is larger than ${err.limit ?? 'the limit of'} bytes` };
+    } else if (err.type === 'charset.unsupported' || err.type === 'encoding.unsupported') {
+      error = { code: RpcErrorCodes.ContentTypeNotSupported, message: `Unsupported request: ${err.message}; send UTF-8 JSON (Content-Type: application/json)` };
+    } else if (err.type === 'entity.parse.failed' || err instanceof SyntaxError) {
+      error = { code: RpcErrorCodes.ParseError, message: 'Invalid JSON payload.' };
+    } else if (err.status !== undefined && err.status >= 400 && err.status < 500) {
+      error = { code: RpcErrorCodes.InvalidRequest, message: `Invalid Request: ${err.message}` };
+    } else {
+      log.error({ err }, 'A2A request failed');
+      error = { code: RpcErrorCodes.InternalError, message: 'Internal error' };
+    }
+    res.status(error.code === RpcErrorCodes.InternalError ? 500 : 200).json({ jsonrpc: '2.0', id: null, error });
+  };
 }
 
 /** The agent card, rebuilt from discovery every few seconds so it lists what runs now. */

@@ -55,9 +55,8 @@ export class ChorusExecutor implements AgentExecutor {
       }
       for await (const event of watchWorkflow(this.bus, tenant, taskId, { since: new Date(Date.now() - 60_000) })) {
         if (event.kind === 'terminal') {
-          const view = await this.client.settled(taskId, tenant);
-          if (view) this.finish(view, taskId, contextId, events);
-          else status(TASK_STATE_OF[event.status], `workflow ${event.status}`);
+          // The watch ends on the hub ledger's view of the finished workflow (never on an announcement alone).
+          this.finish(event.view, taskId, contextId, events);
           return;
         }
         const e = event.envelope;

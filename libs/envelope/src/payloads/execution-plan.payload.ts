@@ -15,6 +15,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { IsDateTime } from '../date-time.validator';
+import { IsFusionWeights } from '../fusion-weights.validator';
 import { MAX_TOP_K, PROFILE_NAME_PATTERN } from '../patterns';
 import { QueryPayload } from './query.payload';
 
@@ -53,9 +54,10 @@ export class FusionParameters {
   @Max(10000)
   rank_window!: number;
 
-  /** Per-profile weight w_p (default 1 for every profile). */
+  /** Per-profile weight w_p (default 1 for every profile), from 0 to MAX_FUSION_WEIGHT. */
   @IsOptional()
   @IsObject()
+  @IsFusionWeights()
   weights?: Record<string, number>;
 }
 

@@ -1,0 +1,66 @@
+import { StepFailedError } from '@chorus/envelope';
+import { createRootLogger } from '@chorus/observability';
+import { startNats, type NatsHandle } from '@chorus/testing';
+import { Bus, BusErrorCodes, RemoteError, defaultBusOptions, requestReply, serveRequests } from '@chorus/bus';
+
+const log = createRootLogger({ name: 'test', level: 'silent' });
+
+describe('serveRequests', () => {
+  let nats: NatsHandle;
+  let bus: Bus;
+  const rejections: unknown[] = [];
+  const onRejection = (e: unknown) => void rejections.push(e);
+
+  beforeAll(async () => {
+    process.on('unhandledRejection', onRejection);
+    nats = await startNats();
+    bus = await Bus.connect({ ...defaultBusOptions(), servers: [nats.url], name: 'test' }, log);
+  });
+  afterAll(async () => {
+    await bus?.close();
+    await nats?.stop();
+    process.removeListener('unhandledRejection', onRejection);
+  });
+
+  /** The error a request to a responder running `handle` is answered with. */
+  async function refusal(subject: string, handle: (request: unknown) => Promise<unknown>, body: unknown = {}): Promise<RemoteError> {
+    const responder = serveRequests(bus, subject, 'q', log, handle);
+    try {
+      await bus.nc.flush();
+      const outcome = await requestReply(bus, subject, body, 2000).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(outcome).toBeInstanceOf(RemoteError);
+      return outcome as RemoteError;
+    } finally {
+      await responder.stop();
+    }
+  }
+
+  it('serveRequests - a handler that throws is answered with its error, at once, and nothing is left unhandled', async () => {
+    const plain = await refusal('test.rr.throws', async () => {
+      throw new TypeError('boom');
+    });
+    expect({ code: plain.code, message: plain.message }).toEqual({ code: 'INTERNAL', message: 'boom' });
+    const typed = await refusal('test.rr.typed', async () => {
+      throw new StepFailedError('NOT_TODAY', 'try tomorrow', { retryable: true });
+    });
+    expect({ code: typed.code, retryable: typed.retryable }).toEqual({ code: 'NOT_TODAY', retryable: true });
+    const odd = await refusal('test.rr.odd', async () => {
+      throw Object.create(null);
+    });
+    expect(odd.code).toBe('INTERNAL');
+    expect(rejections).toEqual([]);
+  });
+
+  it('serveRequests - a result JSON cannot carry, or one larger than max_payload, is answered with an error instead of silence', async () => {
+    const bigint = await refusal('test.rr.bigint', async () => ({ n: 1n }));
+    expect(bigint.code).toBe('INTERNAL');
+    const max = bus.nc.info?.max_payload ?? 1024 * 1024;
+    const large = await refusal('test.rr.large', async () => ({ text: 'x'.repeat(max + 10) }));
+    expect(large.code).toBe(BusErrorCodes.ReplyTooLarge);
+    expect(large.message).toMatch(/max_payload/);
+    expect(rejections).toEqual([]);
+  });
+});
