@@ -1,4 +1,4 @@
-import { CountedEvents, createJsonConsumer, LeaderLease, registerAgentService, startAgent, type Bus, type Component, type Responder } from '@chorus/bus';
+import { CountedEvents, createJsonConsumer, LeaderLease, registerAgentService, retryTransient, startAgent, type Bus, type Component, type Responder } from '@chorus/bus';
 import type { ChorusConfig } from '@chorus/config';
 import { HUB_AGENT } from '@chorus/correlation';
 import { DUPLICATE_PREFIX, type DuplicateNotice } from '@chorus/envelope';
@@ -34,13 +34,19 @@ export const LEDGER_EVENTS_PREFIX = 'chorus.ledger';
  */
 export async function startHub(bus: Bus, config: ChorusConfig, parentLog: Logger): Promise<Component> {
   const log = parentLog.child({ agent: HUB_AGENT });
-  const ledger = await LedgerStore.open(bus, config.hub.bucket, config.hub.retentionMs, config.hub.cacheSize);
-  const events = await CountedEvents.open(bus, { stream: LEDGER_EVENTS_STREAM, prefix: LEDGER_EVENTS_PREFIX, maxAgeMs: config.hub.totalsRetentionMs });
-  const hub = new HubService(bus, ledger, events, log, { sweepIntervalMs: config.hub.sweepIntervalMs, recentCapacity: config.hub.recentCapacity, lingerMs: config.hub.lingerMs });
+  // Opening creates the bucket and streams when missing: on a cluster still electing its leaders
+  // (or busy), those calls can time out, and the hub waits for NATS rather than exiting.
+  const ledger = await retryTransient(() => LedgerStore.open(bus, config.hub.bucket, config.hub.retentionMs, config.hub.cacheSize), log, 'opening the ledger');
+  const events = await retryTransient(
+    () => CountedEvents.open(bus, { stream: LEDGER_EVENTS_STREAM, prefix: LEDGER_EVENTS_PREFIX, maxAgeMs: config.hub.totalsRetentionMs }),
+    log,
+    'opening the ledger events',
+  );
+  const hub = new HubService(bus, ledger, events, log, { sweepIntervalMs: config.hub.sweepIntervalMs, recentCapacity: config.hub.recentCapacity, lingerMs: config.hub.lingerMs, maxDeadlineMs: config.workflow.maxDeadlineMs });
   const queries = new HubQueries(bus, hub, ledger, events, log, config.hub.retentionMs);
   const reads = queries.serveReads();
   registerHubMetrics(bus, queries, hub);
-  const lease = await LeaderLease.open(bus, { bucket: 'chorus_leases', name: HUB_AGENT, ttlMs: config.hub.leaseMs }, log);
+  const lease = await retryTransient(() => LeaderLease.open(bus, { bucket: 'chorus_leases', name: HUB_AGENT, ttlMs: config.hub.leaseMs }, log), log, 'opening the lease');
 
   let active: { components: Component[]; responders: Responder[] } | undefined;
   const becomeActive = async () => {

@@ -88,19 +88,14 @@ export class HubQueries {
     const expiredBefore = Date.now() - this.retentionMs;
     const inRequest = matcher(request);
     const matches = (row: WorkflowSummary) => inRequest(row) && !(row.finished_at && Date.parse(row.finished_at) < expiredBefore);
-    let rows = [...this.hub.recent.values()].filter(matches).sort(newestFirst);
-    if (rows.length <= limit && !this.hub.recent.complete) {
-      // The recent index cannot fill the page: read the whole ledger (slow, but complete).
-      rows = [];
-      for await (const { value } of this.ledger.entries()) {
-        const summary = toSummary(value);
-        if (matches(summary)) rows.push(summary);
-      }
-      rows.sort(newestFirst);
-    }
+    // Only the recent index is listed: reading the whole ledger for a page would cost a large one
+    // seconds and hundreds of megabytes, a denial of service any client could ask for. Older
+    // workflows are still found by id; `complete: false` says the list stopped short of them.
+    const rows = [...this.hub.recent.values()].filter(matches).sort(newestFirst);
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
-    return { workflows: page, next_cursor: rows.length > limit && last ? encodeCursor(last) : null };
+    const more = rows.length > limit;
+    return { workflows: page, next_cursor: more && last ? encodeCursor(last) : null, complete: more || this.hub.recent.complete };
   }
 
   /** Totals of one tenant (`{tenant_id}`) or of all; per-agent statistics are the deployment's. */

@@ -1,4 +1,4 @@
-import { isRevisionConflict, isTransient, type Bus, type CountedEvents } from '@chorus/bus';
+import { isRevisionConflict, retryTransient, type Bus, type CountedEvents } from '@chorus/bus';
 import {
   applyDeadline,
   applyDroppedDuplicate,
@@ -29,6 +29,8 @@ import type { LedgerEntry, LedgerStore } from './ledger.store';
 import { RecentIndex } from './recent.index';
 
 const MAX_CONFLICT_RETRIES = 8;
+/** How far before the longest deadline the hub's activation reads the ledger: clock skew and slow writes. */
+const ACTIVATION_MARGIN_MS = 60_000;
 
 /** Kinds of ledger events; their counts are the hub's totals. */
 export const LEDGER_EVENTS = ['created', 'completed', 'failed', 'timed_out', 'cancelled', 'duplicate', 'late'] as const;
@@ -47,6 +49,8 @@ export interface HubServiceOptions {
   sweepIntervalMs: number;
   /** How long a running workflow's ledger write waits for the workflow's next envelopes (0: never). */
   lingerMs: number;
+  /** The longest a workflow may run (CHORUS_MAX_DEADLINE_MS); see {@link HubService.deadlineOf}. */
+  maxDeadlineMs: number;
   recentCapacity: number;
 }
 
@@ -86,25 +90,49 @@ export class HubService {
   async activate(): Promise<void> {
     this.ledger.clear();
     this.recent.clear();
+    // Only the records written lately can still be running: a workflow running when the last write
+    // was made started less than the longest deadline before it, and was written when it started.
+    // Reading just that window keeps a failover quick on a ledger of millions of workflows.
+    const span = await this.ledger.span();
+    const since = span ? new Date(span.last.getTime() - this.options.maxDeadlineMs - ACTIVATION_MARGIN_MS) : null;
+    const whole = !span || !since || span.first.getTime() >= since.getTime();
     const newest: WorkflowRecord[] = [];
     let active = 0;
-    let total = 0;
-    for await (const { value } of this.ledger.entries()) {
-      total += 1;
+    let read = 0;
+    for await (const { value } of this.ledger.entries(whole || !since ? {} : { since })) {
+      read += 1;
       if (!isTerminalStatus(value.status)) {
-        this.deadlines.schedule(ledgerKey(value.tenant_id, value.correlation_id), Date.parse(value.deadline));
+        this.deadlines.schedule(ledgerKey(value.tenant_id, value.correlation_id), this.deadlineOf(value));
         active += 1;
       }
       newest.push(value);
       if (newest.length > this.options.recentCapacity * 2) keepNewest(newest, this.options.recentCapacity);
+      // Let lease renewals and queries in between: a large window takes a while to read.
+      if (read % 1000 === 0) await new Promise((resolve) => setImmediate(resolve));
     }
     keepNewest(newest, this.options.recentCapacity);
     for (const r of newest.reverse()) this.recent.upsert(toSummary(r));
-    if (total > newest.length) this.recent.markIncomplete();
+    if (read > newest.length || !whole) this.recent.markIncomplete();
     this.active = true;
     this.sweeper = setInterval(() => void this.sweep(), this.options.sweepIntervalMs);
     this.sweeper.unref();
-    this.log.info({ active, total }, 'hub active: deadline timers and recent index rebuilt from the ledger');
+    this.log.info({ active, read, whole_ledger: whole, since: whole ? undefined : since?.toISOString() }, 'hub active: deadline timers and recent index rebuilt from the ledger');
+  }
+
+  /**
+   * When the hub times the workflow out: its deadline, but never later than the longest deadline
+   * (CHORUS_MAX_DEADLINE_MS) after it started. The ingress refuses longer ones; an envelope
+   * published straight to the stream with a later deadline is held to it too, which is what lets
+   * {@link activate} read only the recent part of the ledger.
+   */
+  private deadlineOf(record: WorkflowRecord): number {
+    return Math.min(Date.parse(record.deadline), Date.parse(record.started_at) + this.options.maxDeadlineMs);
+  }
+
+  /** The record with the deadline the hub holds it to, when that is earlier than its own. */
+  private heldToMaxDeadline(record: WorkflowRecord): WorkflowRecord {
+    const deadline = this.deadlineOf(record);
+    return deadline < Date.parse(record.deadline) ? { ...record, deadline: new Date(deadline).toISOString() } : record;
   }
 
   deactivate(): void {
@@ -163,7 +191,9 @@ export class HubService {
           this.deadlines.schedule(key, Date.now() + 1000);
           continue;
         }
-        await this.update(tenantId, correlationId, this.log, (current) => (current ? applyDeadline(current, new Date()) : null), { eventId: 'deadline' });
+        await this.update(tenantId, correlationId, this.log, (current) => (current ? applyDeadline(this.heldToMaxDeadline(current), new Date()) : null), {
+          eventId: 'deadline',
+        });
       } catch (e) {
         this.log.error({ err: e, correlation_id: correlationId }, 'deadline sweep failed; will retry');
         this.deadlines.schedule(key, Date.now() + 1000);
@@ -180,7 +210,7 @@ export class HubService {
     const record = await this.ledger.load(tenantId, correlationId);
     if (!record || isTerminalStatus(record.record.status)) return false;
     const stored = await this.bus.lastStoredAt(workflowSubject(tenantId, 'response', correlationId));
-    return stored !== null && stored.getTime() <= Date.parse(record.record.deadline);
+    return stored !== null && stored.getTime() <= this.deadlineOf(record.record);
   }
 
   /**
@@ -248,7 +278,7 @@ export class HubService {
               batch[0].log.debug({ revision: stored?.revision ?? 0, attempt }, 'ledger write conflict; applying again');
             }
           }
-        }, batch[0].log);
+        }, batch[0].log, 'ledger update');
         outcomes.forEach((outcome, i) => ('error' in outcome ? batch[i].reject(outcome.error) : batch[i].resolve(outcome.transition)));
       } catch (e) {
         for (const item of batch) item.reject(e);
@@ -309,7 +339,7 @@ export class HubService {
     this.writes.transitions += applied;
     log.debug({ applied, from: stored?.revision ?? 0, to: saved.revision, steps: record.steps.length }, 'ledger updated');
     if (isTerminalStatus(record.status)) this.deadlines.cancel(key);
-    else this.deadlines.schedule(key, Date.parse(record.deadline));
+    else this.deadlines.schedule(key, this.deadlineOf(record));
     this.recent.upsert(toSummary(record));
     const newSteps = record.steps.length - (stored?.record.steps.length ?? 0);
     for (const step of record.steps.slice(record.steps.length - Math.max(0, newSteps))) {
@@ -357,20 +387,6 @@ export class HubService {
     const published = await this.bus.publish(update, { part: change.status, reportDuplicate: false });
     log.info({ correlation_id: record.correlation_id, status: change.status, reason: change.reason }, `workflow ${change.status}`);
     return recordAnnouncement(record, update, { idempotencyKey: published.idempotencyKey, streamSeq: published.seq });
-  }
-}
-
-/** Retries an operation while it fails for reasons NATS recovers from (about half a minute in all). */
-async function retryTransient<T>(op: () => Promise<T>, log: Logger, attempts = 12): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await op();
-    } catch (e) {
-      if (attempt >= attempts || !isTransient(e)) throw e;
-      const delay = Math.min(5000, 100 * 2 ** (attempt - 1));
-      log.warn({ err: e, attempt, retry_in_ms: delay }, 'ledger update failed; NATS may be away, retrying');
-      await new Promise((r) => setTimeout(r, delay));
-    }
   }
 }
 

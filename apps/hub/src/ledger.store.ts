@@ -80,9 +80,14 @@ export class LedgerStore {
     return keys.length > 0 ? keys[0].slice(0, keys[0].length - correlationId.length - 1) : null;
   }
 
-  /** Every stored record (for rebuilding timers after a restart). */
-  entries(): AsyncGenerator<{ key: string; value: WorkflowRecord; revision: number }> {
-    return this.kv.entries();
+  /** The stored records, in the order they were last written; with `since`, those written since. */
+  entries(options: { since?: Date } = {}): AsyncGenerator<{ key: string; value: WorkflowRecord; revision: number }> {
+    return this.kv.entries('>', options);
+  }
+
+  /** When the oldest and newest stored records were written (null: none is). */
+  span(): Promise<{ first: Date; last: Date } | null> {
+    return this.kv.span();
   }
 
   private remember(key: string, entry: LedgerEntry): void {

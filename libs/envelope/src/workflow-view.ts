@@ -96,6 +96,12 @@ export interface ListRequest {
 export interface ListReply {
   workflows: WorkflowSummary[];
   next_cursor: string | null;
+  /**
+   * False when the list ran out at the end of the hub's recent index (the newest
+   * `CHORUS_HUB_RECENT` workflows) while the ledger holds older ones: those are not listed, but
+   * each is still found by its id.
+   */
+  complete: boolean;
 }
 
 /** A re-publish the workflow stream dropped (same `Nats-Msg-Id` inside its duplicate window). */
