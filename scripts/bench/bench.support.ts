@@ -1,6 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { cpSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { startNats, type NatsHandle } from '@chorus/testing';
+
+/**
+ * The repository root: this file runs from dist/scripts/bench/, or from a snapshot of dist (see
+ * snapshotDist), whose processes are told the root by the process that started them.
+ */
+export const REPO_ROOT = process.env.CHORUS_BENCH_ROOT ?? join(__dirname, '..', '..', '..');
 
 /** A compiled Chorus entry point started as its own process (`dist/apps/<app>/src/main.js`). */
 export interface ChildApp {
@@ -11,10 +18,51 @@ export interface ChildApp {
 }
 
 export function spawnApp(app: string, env: Record<string, string>): ChildApp {
-  const main = join(__dirname, '..', '..', 'apps', app, 'src', 'main.js');
-  // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=prof") profiles the apps a benchmark starts.
+  return spawnScript(join(distRoot, 'apps', app, 'src', 'main.js'), [], env, app);
+}
+
+/** A baseline's hop process (hop-worker.js), from the same build as the apps. */
+export function spawnHopWorker(args: string[], env: Record<string, string>, name: string): ChildApp {
+  return spawnScript(join(distRoot, 'scripts', 'bench', 'hop-worker.js'), args, env, name);
+}
+
+// Where spawned processes load their code from: dist/, or a private copy of it (snapshotDist).
+let distRoot = join(__dirname, '..', '..');
+
+/**
+ * Copies the compiled apps, libs and benchmark into artifacts/bench/ and starts every later process
+ * from that copy (removed on exit), so a long run measures one build even when someone rebuilds
+ * dist/ meanwhile. Inside the repository, so the copy still resolves node_modules.
+ */
+export function snapshotDist(): string {
+  const source = join(__dirname, '..', '..');
+  const copy = join(REPO_ROOT, 'artifacts', 'bench', `dist-${process.pid}`);
+  for (const part of ['apps', 'libs', 'scripts']) cpSync(join(source, part), join(copy, part), { recursive: true });
+  process.once('exit', () => {
+    try {
+      rmSync(copy, { recursive: true, force: true });
+    } catch {
+      // Left in artifacts/ (ignored by git); the next run does not need it.
+    }
+  });
+  distRoot = copy;
+  return copy;
+}
+
+/**
+ * Any Node script as a child process, from the repository root (where Chorus finds its default
+ * corpus). BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=artifacts/prof") is passed to every
+ * process a benchmark starts, to profile them.
+ */
+export function spawnScript(script: string, args: string[], env: Record<string, string>, name = script): ChildApp {
+  const app = name;
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, main], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, CHORUS_BENCH_ROOT: REPO_ROOT, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  killOnExit(child);
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-200_000)));
   child.stderr!.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-200_000)));
@@ -35,9 +83,42 @@ export function spawnApp(app: string, env: Record<string, string>): ChildApp {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
       child.kill(signal);
+      const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
       await exited;
+      clearTimeout(force);
     },
   };
+}
+
+// A benchmark that crashes or is interrupted must not leave its systems running, nor a JetStream
+// store (gigabytes after a long run) in the temp folder: processes are killed first, then stores go.
+const children = new Set<ChildProcess>();
+const stores = new Set<string>();
+let exitHookInstalled = false;
+function cleanUpOnExit(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const c of children) c.kill('SIGKILL');
+    for (const d of stores) {
+      try {
+        rmSync(d, { recursive: true, force: true });
+      } catch {
+        // A store the killed server was still writing; the temp folder keeps it.
+      }
+    }
+  });
+}
+
+function killOnExit(child: ChildProcess): void {
+  cleanUpOnExit();
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+}
+
+function removeOnExit(dir: string): void {
+  cleanUpOnExit();
+  stores.add(dir);
 }
 
 /** Resident set size of a process, in MiB, from /proc (Linux). */
@@ -60,4 +141,34 @@ export function flags<T extends Record<string, string>>(defaults: T, argv = proc
     else out[key] = argv[++i];
   }
   return out as T;
+}
+
+/** A fresh nats-server (JetStream, temporary store) with its HTTP monitoring endpoint. */
+export interface BenchNats {
+  handle: NatsHandle;
+  url: string;
+  pid: number;
+  /** `http://127.0.0.1:<port>`, serving `/varz`. */
+  monitorUrl: string;
+  stop(): Promise<void>;
+}
+
+export async function startBenchNats(): Promise<BenchNats> {
+  const handle = await startNats({ own: true, extraConfig: 'http: "127.0.0.1:-1"' });
+  const server = handle.server;
+  if (!server || !handle.dir) {
+    await handle.stop();
+    throw new Error('the benchmark needs the nats-server binary (it reads the server\'s CPU and traffic counters)');
+  }
+  const pid = server.pid!;
+  killOnExit(server.child);
+  removeOnExit(handle.dir);
+  const portsFile = readdirSync(handle.dir).find((f) => f.endsWith(`_${pid}.ports`));
+  const ports = portsFile ? (JSON.parse(readFileSync(join(handle.dir, portsFile), 'utf8')) as { monitoring?: string[] }) : {};
+  const monitorUrl = ports.monitoring?.[0];
+  if (!monitorUrl) {
+    await handle.stop();
+    throw new Error(`nats-server wrote no monitoring port in ${handle.dir}`);
+  }
+  return { handle, url: handle.url, pid, monitorUrl: monitorUrl.replace(/\/$/, ''), stop: () => handle.stop() };
 }
