@@ -8,6 +8,8 @@ import { createRootLogger } from '@chorus/observability';
 import { createWordVectors, type WordVectors } from '@chorus/profiles';
 import { startNats, type NatsHandle } from '@chorus/testing';
 import { startProfiles } from '../apps/profile/src';
+import { UsageError, parseEvalOptions } from '../scripts/eval/eval.options';
+import { checkPasses, checkTargets, formatVerdicts, type PassFigures } from '../scripts/eval/eval.report';
 
 const ROOT = join(__dirname, '..');
 const EVAL = join(ROOT, 'dist', 'scripts', 'eval', 'eval.js');
@@ -84,10 +86,66 @@ describe('npm run eval', () => {
     expect(code).toBe(3);
   }, 180_000);
 
+  it('eval - with --check and --recall-gain-floor, reports a missed recall target loudly and fails only below the floor', async () => {
+    const args = [
+      '--corpus', join(dir, 'corpus.jsonl'), '--queries', join(dir, 'queries.jsonl'), '--qrels', join(dir, 'qrels.tsv'),
+      '--out', join(dir, 'floor'), '--profiles', 'bm25', '--warmup', '0', '--check', '--min-bm25-ndcg', '0',
+    ];
+    // One profile: fused equals bm25, so its recall gain is 0, below the 0.015 target but at a floor of 0.
+    const { code, output } = await runEval([...args, '--recall-gain-floor', '0']);
+    expect(output).toMatch(/^MISSED fused Recall@100 >= best single \+ 0\.015: .*TARGET NOT MET, only the CI floor \(best single \+ 0 = \d\.\d{4}\) holds$/m);
+    expect(output).toMatch(/eval: TARGET MISSED: fused Recall@100/);
+    expect(code).toBe(0);
+    const summary = JSON.parse(readFileSync(join(dir, 'floor', 'summary.json'), 'utf8'));
+    expect(summary).toMatchObject({ all_targets_met: false, check_passes: true });
+  }, 180_000);
+
   it('eval - exits 2 and prints its usage without the required options', async () => {
     const { code, output } = await runEval(['--corpus', 'x.jsonl']);
     expect(code).toBe(2);
     expect(output).toMatch(/missing --queries, --qrels, --out/);
+  });
+});
+
+describe('eval targets', () => {
+  const pass = (name: string, ndcg10: number, recall100: number, wallMs = 1000): PassFigures => ({
+    name,
+    measures: { ndcg10, recall100, mrr10: 0, queries: 150, missing: 0, perQuery: new Map() },
+    wallMs,
+    queries: 150,
+  });
+  const targets = { minBm25Ndcg: 0.67, minRecallGain: 0.015, recallGainFloor: null, maxNdcgLoss: 0.005, maxFusedSeconds: 5 };
+  const singles = [pass('bm25', 0.6727, 0.8953), pass('trigram', 0.6479, 0.9187)];
+
+  it('checkTargets - a recall gain below the target fails the check without a floor', () => {
+    const verdicts = checkTargets(pass('fused', 0.69, 0.93), singles, targets);
+    expect(verdicts.map((v) => v.met)).toEqual([true, false, true, true]);
+    expect(verdicts[1].floor).toBeUndefined();
+    expect(checkPasses(verdicts)).toBe(false);
+  });
+
+  it('checkTargets - a floor accepts a miss above it, still reported as MISSED, and rejects one below it', () => {
+    const above = checkTargets(pass('fused', 0.69, 0.93), singles, { ...targets, recallGainFloor: 0.005 });
+    expect(above[1]).toMatchObject({ met: false, floor: { bar: 'best single + 0.005 = 0.9237', met: true } });
+    expect(checkPasses(above)).toBe(true);
+    expect(formatVerdicts(above)[1]).toBe(
+      'MISSED fused Recall@100 >= best single + 0.015: fused 0.9300 vs trigram 0.9187 + 0.015 = 0.9337; TARGET NOT MET, only the CI floor (best single + 0.005 = 0.9237) holds',
+    );
+    const below = checkTargets(pass('fused', 0.69, 0.92), singles, { ...targets, recallGainFloor: 0.005 });
+    expect(below[1].floor).toEqual({ bar: 'best single + 0.005 = 0.9237', met: false });
+    expect(checkPasses(below)).toBe(false);
+    // A floor never excuses another target.
+    expect(checkPasses(checkTargets(pass('fused', 0.69, 0.93, 6000), singles, { ...targets, recallGainFloor: 0.005 }))).toBe(false);
+    // A met target carries no floor.
+    expect(checkTargets(pass('fused', 0.69, 0.94), singles, { ...targets, recallGainFloor: 0.005 })[1].floor).toBeUndefined();
+  });
+
+  it('parseEvalOptions - takes a recall floor only below the recall target', () => {
+    const base = ['--corpus', 'c', '--queries', 'q', '--qrels', 'r', '--out', 'o'];
+    expect(parseEvalOptions(base, '/').targets.recallGainFloor).toBeNull();
+    expect(parseEvalOptions([...base, '--recall-gain-floor', '0.005'], '/').targets.recallGainFloor).toBe(0.005);
+    expect(() => parseEvalOptions([...base, '--recall-gain-floor', '0.02'], '/')).toThrow(UsageError);
+    expect(() => parseEvalOptions([...base, '--recall-gain-floor', 'x'], '/')).toThrow(/--recall-gain-floor/);
   });
 });
 

@@ -10,6 +10,7 @@ import { PROFILE_ENGINE_RESOURCES, isProfileEngineName } from '@chorus/profiles'
 import type { Logger } from '@chorus/observability';
 import { startNats, type NatsHandle } from '@chorus/testing';
 import { spawnApp, type ChildApp } from '../bench/bench.support';
+import type { ProcessTable } from './eval.cpu';
 
 export interface FusionSettings {
   k: number;
@@ -30,6 +31,8 @@ export interface SystemOptions {
 
 export interface EvalSystem {
   client: ChorusClient;
+  /** The system's processes by name (the eval driver, this process, included), to meter their CPU. */
+  processes: ProcessTable;
   /** Milliseconds from spawning the processes until every profile answered. */
   startMs: number;
   stop(): Promise<void>;
@@ -64,11 +67,17 @@ export async function startEvalSystem(options: SystemOptions, log: Logger): Prom
     // Profiles that need a resource get a process of their own, so the others serve at once.
     const heavy = options.profiles.filter((p) => isProfileEngineName(p) && PROFILE_ENGINE_RESOURCES[p].length > 0);
     const light = options.profiles.filter((p) => !heavy.includes(p));
+    const processes: ProcessTable = { 'nats-server': nats.server?.pid };
     for (const group of [light, heavy]) {
-      if (group.length > 0) apps.push(spawnApp('profile', { ...env, CHORUS_PROFILES: group.join(',') }));
+      if (group.length === 0) continue;
+      const app = spawnApp('profile', { ...env, CHORUS_PROFILES: group.join(',') });
+      apps.push(app);
+      processes[`profile(${group.join(',')})`] = app.child.pid;
     }
     const agents = spawnApp('chorus', { ...env, CHORUS_APPS: 'hub,intent,planner,search,responder' });
     apps.push(agents);
+    processes['agents(hub,intent,planner,search,responder)'] = agents.child.pid;
+    processes['eval driver'] = process.pid;
     bus = await Bus.connect({ ...defaultBusOptions(), servers: [nats.url], name: 'chorus-eval' }, log);
     const client = new ChorusClient(bus, {
       agent: 'eval',
@@ -86,7 +95,7 @@ export async function startEvalSystem(options: SystemOptions, log: Logger): Prom
       const answers = () => profiles.search(profile, { text: 'probe', limit: 1 }, 1_000).then(() => true, () => false);
       await waitUntil(answers, deadline, `profile ${profile}`, apps);
     }
-    return { client, startMs: Date.now() - started, stop };
+    return { client, processes, startMs: Date.now() - started, stop };
   } catch (error) {
     await stop();
     throw error;

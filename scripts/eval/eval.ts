@@ -1,9 +1,10 @@
 /**
  * `npm run eval -- --corpus <jsonl> --queries <jsonl> --qrels <tsv> --out <dir>`: runs every query
- * through a real Chorus (its own nats-server and processes), once fused and once per profile alone,
- * writes TREC runs (`<profile>.run`, `fused.run`) and prints nDCG@10, Recall@100 and MRR@10 of
- * each, with the fused pass's throughput. Exits 1 on any workflow that did not complete, 2 on bad
- * usage, and with `--check` 3 when a target is missed.
+ * through a real Chorus (its own nats-server and processes), fused (`--timed-passes` times, timed)
+ * and once per profile alone, writes TREC runs (`<profile>.run`, `fused.run`) and prints nDCG@10,
+ * Recall@100 and MRR@10 of each, with the fused pass's throughput and where its CPU went. Exits 1 on any workflow that did not complete, 2 on bad
+ * usage, and with `--check` 3 when a target is missed (a missed recall target above
+ * `--recall-gain-floor` is reported loudly but does not fail the check).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,7 +12,8 @@ import { join } from 'node:path';
 import { createRootLogger } from '@chorus/observability';
 import { UsageError, parseEvalOptions, type EvalOptions } from './eval.options';
 import { runPass, type EvalQuery, type PassResult } from './eval.passes';
-import { checkTargets, formatTable, formatVerdicts, type PassFigures } from './eval.report';
+import { checkPasses, checkTargets, formatTable, formatVerdicts, type PassFigures, type TargetVerdict } from './eval.report';
+import { formatCpu, sampleCpu } from './eval.cpu';
 import { startEvalSystem } from './eval.system';
 import { evaluateRun, parseQrels, parseRun, toRunLines } from './trec.metrics';
 
@@ -36,13 +38,25 @@ async function main(): Promise<number> {
     log,
   );
   const passes = new Map<string, PassResult>();
+  const timed: Array<{ wallMs: number; cpu: string | null }> = [];
   try {
     console.log(`system ready in ${(system.startMs / 1000).toFixed(1)} s`);
     const pass = (profiles: string[] | null, list: readonly EvalQuery[]) =>
       runPass(system.client, list, { profiles, topK: 100, deadlineMs: options.deadlineMs, concurrency: options.concurrency });
     // Warm-up (not scored): JIT, consumers and connections settle before the timed pass.
     if (options.warmup > 0) await pass(options.fusedProfiles, queries.slice(0, options.warmup));
-    passes.set('fused', await pass(options.fusedProfiles, queries));
+    // The fused pass runs --timed-passes times, every query end to end each time. Its figures come
+    // from the first; every repeat must rank every query identically (the system is deterministic);
+    // its wall time is the fastest, since other load on a shared machine only ever adds time.
+    for (let i = 0; i < options.timedPasses; i++) {
+      const before = sampleCpu(system.processes);
+      const result = await pass(options.fusedProfiles, queries);
+      timed.push({ wallMs: result.wallMs, cpu: formatCpu(before, sampleCpu(system.processes)) });
+      const first = passes.get('fused');
+      if (!first) passes.set('fused', result);
+      else first.problems.push(...result.problems, ...rankingDifferences(first, result, i + 1));
+    }
+    passes.get('fused')!.wallMs = Math.min(...timed.map((t) => t.wallMs));
     for (const profile of options.profiles) passes.set(profile, await pass([profile], queries));
   } finally {
     await system.stop();
@@ -67,15 +81,23 @@ async function main(): Promise<number> {
   const used = [...passes.get('fused')!.profilesUsed].map(([p, n]) => `${p}=${n}`).join(' ');
   console.log('');
   for (const line of formatTable(figures)) console.log(line);
-  console.log(`\nfused pass: ${queries.length} queries in ${(fused.wallMs / 1000).toFixed(2)} s = ${(queries.length / (fused.wallMs / 1000)).toFixed(1)} queries/s (concurrency ${options.concurrency}); profiles fused: ${used}`);
+  console.log(`\nfused pass: ${queries.length} queries in ${(fused.wallMs / 1000).toFixed(2)} s = ${(queries.length / (fused.wallMs / 1000)).toFixed(1)} queries/s (concurrency ${options.concurrency}${timed.length > 1 ? `, fastest of ${timed.length} timed passes` : ''}); profiles fused: ${used}`);
+  timed.forEach((t, i) => {
+    const fastest = t.wallMs === fused.wallMs ? ' (fastest)' : '';
+    console.log(`  timed pass ${i + 1}/${timed.length}: ${(t.wallMs / 1000).toFixed(2)} s${fastest}${t.cpu ? `; ${t.cpu}` : ''}`);
+  });
   const verdicts = checkTargets(fused, singles, options.targets);
   for (const line of formatVerdicts(verdicts)) console.log(line);
-  writeSummary(options, figures, verdicts, system.startMs);
+  writeSummary(options, figures, verdicts, system.startMs, timed.map((t) => t.wallMs));
   if (problems > 0) {
-    console.error(`eval: ${problems} workflow(s) did not complete cleanly`);
+    console.error(`eval: ${problems} problem(s): workflows that did not complete cleanly, or rankings that changed between timed passes`);
     return 1;
   }
-  if (options.check && verdicts.some((v) => !v.met)) {
+  const tolerated = verdicts.filter((v) => !v.met && v.floor?.met);
+  for (const v of tolerated) {
+    console.error(`eval: TARGET MISSED: ${v.target} (${v.detail}); accepted only because it clears the documented CI floor, ${v.floor!.bar} (docs/retrieval.md)`);
+  }
+  if (options.check && !checkPasses(verdicts)) {
     console.error('eval: a target was missed');
     return 3;
   }
@@ -102,11 +124,41 @@ function crossCheck(evaluator: string, qrelsPath: string, runPath: string, ours:
   }
 }
 
-function writeSummary(options: EvalOptions, figures: readonly PassFigures[], verdicts: unknown, startMs: number): void {
+/** One line per query whose ranking (ids or scores) in repeat `n` differs from the first fused pass. */
+function rankingDifferences(first: PassResult, repeat: PassResult, n: number): string[] {
+  const out: string[] = [];
+  for (const [qid, entries] of repeat.rankings) {
+    const original = first.rankings.get(qid);
+    if (!original) continue;
+    const same = original.length === entries.length && original.every((e, i) => e.id === entries[i].id && e.score === entries[i].score);
+    if (!same) out.push(`query ${qid}: timed pass ${n} ranked it differently from pass 1`);
+  }
+  return out;
+}
+
+function writeSummary(
+  options: EvalOptions,
+  figures: readonly PassFigures[],
+  verdicts: readonly TargetVerdict[],
+  startMs: number,
+  fusedWallMs: readonly number[],
+): void {
   const runs = Object.fromEntries(
     figures.map((f) => [f.name, { ndcg10: f.measures.ndcg10, recall100: f.measures.recall100, mrr10: f.measures.mrr10, queries: f.measures.queries, wall_ms: f.wallMs }]),
   );
-  const summary = { profiles: options.profiles, fused_profiles: options.fusedProfiles ?? 'planner', fusion: options.fusion, concurrency: options.concurrency, start_ms: startMs, runs, verdicts };
+  const summary = {
+    profiles: options.profiles,
+    fused_profiles: options.fusedProfiles ?? 'planner',
+    fusion: options.fusion,
+    concurrency: options.concurrency,
+    start_ms: startMs,
+    fused_timed_passes_ms: fusedWallMs,
+    runs,
+    // Every target met as the issue states it; check_passes also counts a recall miss above its floor.
+    all_targets_met: verdicts.every((v) => v.met),
+    check_passes: checkPasses(verdicts),
+    verdicts,
+  };
   writeFileSync(join(options.out, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
 }
 

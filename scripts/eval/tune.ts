@@ -7,10 +7,12 @@
  * `--sample-size` train queries (with replacement) on which fused Recall@100 >= best single +
  * 0.015 and fused nDCG@10 >= best single - 0.005. The targets sit close to the noise of a
  * 150-query mean, so that share, not the mean alone, is what the defaults maximise.
+ * `--wordvec '{"feedbackDocuments":0}'` builds wordvec with other options (WordvecOptions), to
+ * compare its variants the same way.
  */
 import { readFileSync } from 'node:fs';
 import { fuseRrf } from '@chorus/fusion';
-import { PROFILE_ENGINES, PROFILE_ENGINE_RESOURCES, parseJsonlCorpus, type EngineResources } from '@chorus/profiles';
+import { PROFILE_ENGINES, PROFILE_ENGINE_RESOURCES, createWordvecEngine, parseJsonlCorpus, type EngineResources, type SearchEngine, type WordvecOptions } from '@chorus/profiles';
 import { loadWordVectors } from '../../apps/profile/src/word-vectors.loader';
 import { flags } from '../bench/bench.support';
 import { measureQuery, parseQrels, type QueryMeasures } from './trec.metrics';
@@ -22,7 +24,8 @@ interface Setting {
 }
 
 async function main(): Promise<void> {
-  const opts = flags({ corpus: '', queries: '', qrels: '', profiles: 'bm25,trigram,wordvec', samples: '400', 'sample-size': '150', top: '15' });
+  const opts = flags({ corpus: '', queries: '', qrels: '', profiles: 'bm25,trigram,wordvec', samples: '400', 'sample-size': '150', top: '15', wordvec: '' });
+  const wordvecOptions = opts.wordvec ? (JSON.parse(opts.wordvec) as Partial<WordvecOptions>) : null;
   const profiles = opts.profiles.split(',');
   const docs = parseJsonlCorpus(readFileSync(opts.corpus, 'utf8'), opts.corpus);
   const qrels = parseQrels(readFileSync(opts.qrels, 'utf8'));
@@ -33,7 +36,11 @@ async function main(): Promise<void> {
   const resources: EngineResources = needsVectors ? { wordVectors: await loadWordVectors() } : {};
   const lists = new Map<string, string[][]>();
   for (const profile of profiles) {
-    const engine = PROFILE_ENGINES[profile as keyof typeof PROFILE_ENGINES](docs, resources);
+    const engine: SearchEngine =
+      profile === 'wordvec' && wordvecOptions && resources.wordVectors
+        ? createWordvecEngine(docs, resources.wordVectors, wordvecOptions)
+        : PROFILE_ENGINES[profile as keyof typeof PROFILE_ENGINES](docs, resources);
+    if (profile === 'wordvec') console.log(`wordvec: ${engine.description}`);
     lists.set(profile, judged.map((q) => engine.search(q.text, 1000).map((h) => h.id)));
   }
   const measure = (rankings: string[][]): QueryMeasures[] => judged.map((q, i) => measureQuery(qrels.get(q.id)!, rankings[i]));
