@@ -38,6 +38,8 @@ const QUERIES = [
  */
 export class ChaosDriver {
   private readonly finishedAt = new Map<string, number>();
+  /** Histories that could not be read back at all (why, per workflow). */
+  private readonly historyErrors: string[] = [];
 
   private constructor(
     readonly bus: Bus,
@@ -116,7 +118,12 @@ export class ChaosDriver {
           console.error(JSON.stringify({ id, responses, terminals, steps, history: envelopes.map((e) => `${e.message_type}:${e.agent}:${e.message_id.slice(-6)}`) }, null, 1));
         }
       }
-      if (terminals !== 1) notOne += 1;
+      if (terminals !== 1) {
+        notOne += 1;
+        if (process.env.CHAOS_DEBUG && notOne === 1) {
+          console.error(JSON.stringify({ id, terminals, status: views.get(id)?.status, history: envelopes.map((e) => `${e.message_type}:${e.agent}:${e.message_id.slice(-6)}:${(e.payload as { workflow_status?: string }).workflow_status ?? ''}`) }, null, 1));
+        }
+      }
     }
     if (process.env.CHAOS_DEBUG) {
       const failed = ids.map((id) => views.get(id)).filter((v) => v && v.status !== 'completed').slice(0, 3);
@@ -139,7 +146,7 @@ export class ChaosDriver {
       not_exactly_one_terminal: notOne,
       p50_ms: pct(0.5),
       p99_ms: pct(0.99),
-      notes,
+      notes: this.historyErrors.length ? `${notes}; history unreadable for ${this.historyErrors.length} (first: ${this.historyErrors[0]})` : notes,
     };
   }
 
@@ -156,7 +163,12 @@ export class ChaosDriver {
   private async histories(ids: string[]): Promise<Map<string, Envelope[]>> {
     const out = new Map<string, Envelope[]>();
     await inBatches(ids, 8, async (id) => {
-      const h = await this.retry(() => this.client.history(id, 'default'), 5).catch(() => null);
+      // Patient: right after a failure (a cluster re-electing the leaders of its consumers) a read
+      // can fail for seconds. One that never succeeds shows as a workflow without one terminal update.
+      const h = await this.retry(() => this.client.history(id, 'default'), 40).catch((e: Error) => {
+        this.historyErrors.push(`${id}: ${e.message}`);
+        return null;
+      });
       out.set(id, (h?.envelopes ?? []) as Envelope[]);
     });
     return out;

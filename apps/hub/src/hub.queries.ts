@@ -18,6 +18,9 @@ import { BadHubRequestError, WorkflowNotFoundError } from './hub.errors';
 import { LEDGER_EVENTS, type HubService } from './hub.service';
 import type { LedgerStore } from './ledger.store';
 
+/** How many times a history read that found fewer envelopes than the ledger's steps is read again (0.1 s, doubling: 3 s in all). */
+const HISTORY_REREADS = 5;
+
 const HUB_QUEUE = 'chorus-hub';
 const MAX_PAGE = 500;
 
@@ -78,7 +81,18 @@ export class HubQueries {
     const record = await this.record(raw);
     // Start a minute before the workflow began, so clock skew between publishers loses nothing.
     const since = new Date(Date.parse(record.started_at) - 60_000);
-    const entries = await readWorkflowHistory(this.bus, record.correlation_id, { tenantId: record.tenant_id, since });
+    const read = () => readWorkflowHistory(this.bus, record.correlation_id, { tenantId: record.tenant_id, since });
+    let entries = await read();
+    // The ledger saw at least one stored envelope per step. A read that finds fewer came from a
+    // replica still catching up (after a cluster lost a node, the server hosting the read can lag
+    // for a moment): read again rather than answer with a short audit trail.
+    for (let attempt = 0; entries.length < record.steps.length && attempt < HISTORY_REREADS; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
+      entries = await read();
+    }
+    if (entries.length < record.steps.length) {
+      this.log.warn({ correlation_id: record.correlation_id, read: entries.length, steps: record.steps.length }, 'history read back fewer envelopes than the ledger recorded');
+    }
     return { correlation_id: record.correlation_id, envelopes: entries.map((e) => e.envelope) };
   }
 

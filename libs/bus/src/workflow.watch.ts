@@ -109,9 +109,9 @@ export function terminalStatusOf(envelope: Envelope): WorkflowStatus | null {
 }
 
 /**
- * The hub's view of a workflow once its ledger shows it finished, asked up to `attempts` times 50 ms
- * apart (the hub announces a status before it saves it); null if it does not show that by then,
- * or the hub cannot be asked.
+ * The hub's view of a workflow once its ledger shows it finished, asked up to `attempts` times, 4 ms
+ * apart at first, doubling up to `intervalMs` (50 ms): the hub announces a status just before it
+ * saves it. Null if the ledger does not show that by then, or the hub cannot be asked.
  */
 export async function confirmEnded(
   bus: Bus,
@@ -121,7 +121,8 @@ export async function confirmEnded(
 ): Promise<WorkflowView | null> {
   const attempts = options.attempts ?? 20;
   for (let i = 0; i < attempts && !options.signal?.aborted; i++) {
-    if (i > 0) await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 50));
+    // The save follows the announcement by a millisecond or two: ask again soon, then every intervalMs.
+    if (i > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(options.intervalMs ?? 50, 2 ** (i + 1))));
     try {
       const view = await requestReply<WorkflowView>(bus, HubSubjects.Workflow, { correlation_id: correlationId, tenant_id: tenantId }, bus.options.requestTimeoutMs);
       if (isTerminalStatus(view.status)) return view;
