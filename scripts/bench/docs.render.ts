@@ -186,7 +186,7 @@ publishes it, then waits for the completion. Every hop crosses the NATS server; 
 | (a) floor, JetStream, 1 proc/hop | same | same | same | – | – | 4 |
 | (b) Nest stock NATS | trivial step; Nest parses and serializes \`{pattern, data}\` | core NATS (\`@EventPattern\` is at most once) | – | – | – | 1 Nest app (a server and a client connection) |
 | (c) Moleculer NATS | trivial step; Moleculer parses and serializes its packet | core NATS, balanced events | – | – | – | 1 for the 4 hops, a broker (node, connection) each |
-| (d) Chorus all-in-one | the real agents: rule-based intent and plan, **two search profiles (BM25, trigram) over the default corpus**, RRF fusion, an extractive answer with citations | JetStream, as the JetStream floor, plus the hub's consumer of every envelope | \`Nats-Msg-Id\` = idempotency key, plus the hub's per-workflow keys | every envelope (class-validator), dead-letters | the hub writes the workflow record to a KV bucket on every step and announces status updates | 1 (\`npm start\`, with its idle HTTP ingress) |
+| (d) Chorus all-in-one | the real agents: rule-based intent (with a corpus-vocabulary lookup for typos) and plan, **two search profiles (BM25, trigram) over the default corpus**, RRF fusion, an extractive answer with citations | JetStream, as the JetStream floor, plus the hub's consumer of every envelope | \`Nats-Msg-Id\` = idempotency key, plus the hub's per-workflow keys | every envelope (compiled JSON Schema), dead-letters | the hub keeps each workflow's record in a KV bucket (writes grouped per workflow: two or three a workflow) and announces status updates | 1 (\`npm start\`, with its idle HTTP ingress) |
 | (e) Chorus, 1 proc/app | same | same | same | same | same | 6: hub, profile, intent, planner, search, responder |
 
 **The trivial step** of a baseline hop: \`JSON.parse\` the message, append \`{agent, at}\` to its \`steps\`, set one fixed,
@@ -242,6 +242,35 @@ baselines show what the transport and the frameworks cost; the gap to them is wh
   itself does not use. It serves this benchmark only.
 - **Quick runs** (\`--quick\`) measure each level for about a second and the hub's memory over a few thousand workflows:
   good for a smoke check and a first look, not for the targets.
+
+## Profiling: what was removed, before and after
+
+\`node --cpu-prof\` of every Chorus process under load (\`BENCH_NODE_ARGS\`, below) showed where a workflow's CPU went, and
+these changes removed the largest items without giving up a guarantee:
+
+| what the profile showed | change |
+|---|---|
+| **validation**: class-transformer and class-validator building and checking a class instance for every envelope on every hop, the largest single item in the agents | a JSON Schema compiled once (ajv) checks every envelope; class-validator runs only to explain a rejection |
+| **per-message KV round trips**: the hub read and wrote the ledger for every envelope, and wrote again for each of its own status updates | writes grouped per workflow (envelopes that arrive during a write are applied in order and stored by the next one, which lingers \`CHORUS_HUB_LINGER_MS\` for them); the hub's announcements recorded with the change that caused them; a fresh query skips the read. \`chorus_hub_ledger_writes\` / \`chorus_hub_ledger_transitions\` show the ratio |
+| **JSON work and bytes**: every search result carried its document's first 2,000 characters through search, responder and hub | only the lead results carry text; the others carry their best passage for the query |
+| **analysis**: the responder and profiles stemmed the same words and sentences again for every query | a bounded stem memo; profiles keep the analyzed sentences of recently used documents |
+
+Chorus all-in-one, the commit before these changes (38df994) and after them (cfdf024), each measured with
+\`npm run bench -- --only chorus-aio --concurrency 1,16,64 --duration 10\` one after the other on an otherwise idle machine
+(2026-11-30, 14:04 UTC):
+
+| | wf/s c=1 | p50 ms c=1 | wf/s c=16 | wf/s c=64 | p50 ms c=64 | CPU s/1k wf c=1 | CPU s/1k wf c=64 | bytes/wf |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|
+| before | 106 | 8.94 | 192 | 218 | 289 | 12.96 | 6.53 | 127,315 |
+| after | 145 | 6.40 | 293 | 254 | 237 | 8.90 | 5.88 | 92,225 |
+| change | +37 % | −28 % | +53 % | +17 % | −18 % | −31 % | −10 % | −28 % |
+
+Repeated runs of the same build vary by up to ±30 % in throughput at c=64 on this machine (three runs of "after" with the same
+settings gave 254, 291 and 449 wf/s), so read the c=64 column as "somewhat better", the c=1 and CPU columns as the firmer figures. The "after" build
+also does more per workflow than "before": the intent agent asks the profiles' vocabulary for likely typos (one more
+request/reply per query). What the profile still shows: nats.js builds an error object (with its stack) for every request
+it completes (\`RequestOne.cancel\` in @nats-io/nats-core), socket writes (\`writev\`), garbage collection, and the
+responder's sentence scoring.
 
 ## Rerunning and profiling
 

@@ -35,23 +35,31 @@ export function fuseRrf(lists: readonly RankedList[], options: RrfOptions): Fuse
   if (!(options.k >= 0)) throw new RangeError(`k must be >= 0, got ${options.k}`);
   if (!(options.rankWindow >= 1)) throw new RangeError(`rankWindow must be >= 1, got ${options.rankWindow}`);
   const ordered = [...lists].sort((a, b) => (a.profile < b.profile ? -1 : a.profile > b.profile ? 1 : 0));
-  const items = new Map<string, FusedItem & { best: number; count: number }>();
-  for (const list of ordered) {
-    const weight = weightOf(options.weights, list.profile);
+  const items = new Map<string, FusedItem & { best: number; count: number; list: number }>();
+  for (let l = 0; l < ordered.length; l++) {
+    const list = ordered[l];
+    const profile = list.profile;
+    if (l > 0 && ordered[l - 1].profile === profile) continue; // a profile's first list counts, once
+    const weight = weightOf(options.weights, profile);
+    // Defined, not assigned, for a profile named `__proto__` (assigning would set the prototype);
+    // plain assignment otherwise, which is several times faster.
+    const special = profile === '__proto__';
     const n = Math.min(list.ids.length, options.rankWindow);
     for (let i = 0; i < n; i++) {
       const id = list.ids[i];
       let item = items.get(id);
       if (!item) {
-        item = { id, score: 0, ranks: {}, best: Infinity, count: 0 };
+        item = { id, score: 0, ranks: {}, best: Infinity, count: 0, list: -1 };
         items.set(id, item);
+      } else if (item.list === l) {
+        continue; // a repeated id keeps its first rank in the list
       }
-      if (Object.hasOwn(item.ranks, list.profile)) continue; // a repeated id keeps its first rank
+      item.list = l;
       const rank = i + 1;
-      // Defined, not assigned: a profile named `__proto__` would otherwise set the prototype.
-      Object.defineProperty(item.ranks, list.profile, { value: rank, enumerable: true, writable: true, configurable: true });
+      if (special) Object.defineProperty(item.ranks, profile, { value: rank, enumerable: true, writable: true, configurable: true });
+      else item.ranks[profile] = rank;
       item.score += weight / (options.k + rank);
-      item.best = Math.min(item.best, rank);
+      if (rank < item.best) item.best = rank;
       item.count += 1;
     }
   }
