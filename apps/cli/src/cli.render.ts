@@ -38,5 +38,6 @@ export function renderList(l: ListReply): string {
   if (l.workflows.length === 0) return 'no workflows';
   const rows = l.workflows.map((w) => `${w.correlation_id}  ${w.status.padEnd(9)} ${w.started_at}  ${(w.query ?? '').slice(0, 60)}`);
   if (l.next_cursor) rows.push(`(more: --cursor ${l.next_cursor})`);
+  else if (l.complete === false) rows.push('(older workflows are not listed: the hub lists its most recent ones; `chorus status <id>` still finds them)');
   return rows.join('\n');
 }

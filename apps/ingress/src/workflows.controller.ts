@@ -14,7 +14,11 @@ export class WorkflowsController {
 
   /** Workflows, newest first, filtered and paginated. */
   @Get()
-  @ApiOperation({ summary: 'Workflows, newest first, filtered and paginated' })
+  @ApiOperation({
+    summary: 'Workflows, newest first, filtered and paginated',
+    description:
+      'Listed from the hub\'s index of its most recent workflows (CHORUS_HUB_RECENT). `complete: false` means the list ended there while older workflows exist; each is still found by id.',
+  })
   list(@Query() query: ListWorkflowsDto, @Tenant() scope: TenantScope): Promise<ListReply> {
     // Development mode lists every tenant unless one is asked for; with keys, only the key's.
     const tenant = scope.authenticated ? scopedTenant(scope, query.tenant_id) : query.tenant_id;
