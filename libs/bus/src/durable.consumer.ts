@@ -97,6 +97,8 @@ async function resumeFromAckFloor(bus: Bus, spec: DurableConsumerSpec, log: Logg
 export class DurableConsumer {
   private messages?: ConsumerMessages;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Stream sequences of the messages being handled, so a redelivery of one is not handled twice at once. */
+  private readonly handling = new Set<number>();
   private readonly shutdown = new AbortController();
   private readonly linked = new Set<AbortController>();
   private loop?: Promise<void>;
@@ -148,12 +150,21 @@ export class DurableConsumer {
   private async run(messages: ConsumerMessages): Promise<void> {
     try {
       for await (const m of messages) {
+        const seq = m.info.streamSequence;
+        if (this.handling.has(seq)) {
+          // The server gave up waiting and sent again a message this process is still handling (a
+          // busy process can miss its ack_wait): keep the one under way, tell the server so.
+          m.working();
+          continue;
+        }
         while (this.inFlight.size >= this.spec.concurrency) {
           await new Promise<void>((resolve) => (this.waiter = resolve));
         }
+        this.handling.add(seq);
         const p: Promise<void> = this.process(m)
           .catch((e) => this.log.error({ err: e, subject: m.subject, consumer: this.spec.durable }, 'message processing failed'))
           .finally(() => {
+            this.handling.delete(seq);
             this.inFlight.delete(p);
             const w = this.waiter;
             this.waiter = undefined;

@@ -75,6 +75,33 @@ describe('JetStreamConsumer', () => {
     outputs.stop();
   });
 
+  it('JetStreamConsumer - a redelivery of a message still being handled (ack_wait missed while busy) is not handled again', async () => {
+    let calls = 0;
+    let handled = 0;
+    const consumer = new JetStreamConsumer(bus, 'query', { ...defaultConsumerOptions('busy'), ackWaitMs: 1000 }, async (env) => {
+      handled += 1;
+      if (env.correlation_id !== 'wf-busy-1') return undefined;
+      calls += 1;
+      // Busy: the event loop is blocked past ack_wait, so no progress reaches the server and it
+      // sends the message again; the handler then goes on for a while.
+      const until = Date.now() + 1500;
+      while (Date.now() < until) {
+        /* block */
+      }
+      await new Promise((r) => setTimeout(r, 1500));
+      return undefined;
+    }, log);
+    await consumer.start();
+    await bus.publish(queryEnvelope('wf-busy-1'));
+    await waitFor(async () => calls === 1 && (await bus.jsm.consumers.info('CHORUS_WF', consumer.durable)).num_ack_pending === 0, { timeoutMs: 15_000, what: 'handled and acknowledged' });
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(calls).toBe(1);
+    // The server did deliver it again (more deliveries than handled messages): the copy was skipped.
+    const info = await bus.jsm.consumers.info('CHORUS_WF', consumer.durable);
+    expect(info.delivered.consumer_seq).toBeGreaterThan(handled);
+    await consumer.stop();
+  }, 30_000);
+
   it('JetStreamConsumer - dead-letters an invalid envelope with every invalid field and keeps serving', async () => {
     const letters = await collect('chorus.dlq.>');
     const handled: string[] = [];
