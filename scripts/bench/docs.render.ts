@@ -144,7 +144,7 @@ function renderHubMemory(out: string[], r: BenchResults): void {
     return;
   }
   out.push(
-    `The hub alone in its process, every other app together in another, ${h.warmup > 0 ? `${fmtInt(h.warmup)} warm-up workflows` : 'a warm-up'}, then 64 workflows in flight (closed loop); ` +
+    `The hub alone in its process (every other app together in another; with the replay driver, they run one real workflow, then stop, and its envelopes are published again under a new correlation id per workflow, so the hub does its full work on each), ${h.warmup > 0 ? `${fmtInt(h.warmup)} warm-up workflows` : 'a warm-up'}, then 64 workflows in flight (closed loop); ` +
       `the hub's resident set size at each checkpoint${Number.isFinite(h.warmupRssMiB) ? ` (after the warm-up: ${h.warmupRssMiB.toFixed(1)} MiB)` : ''}.` +
       (h.quick
         ? ' **Quick run: a much smaller range than the target\'s 10k–200k, in which the hub is still filling its workflow cache (2,000) and recent index (10,000): expect growth; indicative only.**'
