@@ -28,7 +28,7 @@ describe('Chorus as processes', () => {
     const r = await postJson(`${url}/v1/queries?wait=true`, { query: 'how does the search worker fuse rankings' }, { traceparent: `00-${traceId}-00f067aa0ba902b7-01` });
     expect(r.status).toBe(200);
     expect(r.body.status).toBe('completed');
-    expect(r.body.result.provenance.profiles_used.sort()).toEqual(['bm25', 'trigram']);
+    expect({ used: r.body.result.provenance.profiles_used.sort(), degradations: r.body.degradations }).toEqual({ used: ['bm25', 'trigram'], degradations: [] });
 
     for (const p of apps) expect(p.child.exitCode).toBeNull();
 

@@ -63,7 +63,8 @@ export class ProfileRegistry {
 
   static async start(bus: Bus, options: ProfileRegistryOptions, log: Logger): Promise<ProfileRegistry> {
     const registry = new ProfileRegistry(bus, options, log);
-    await registry.refresh();
+    // Listen before the first refresh: a profile that announces itself while the refresh collects
+    // replies (or just after) would otherwise stay unknown until the next one.
     const announcements = bus.nc.subscribe(PROFILE_ANNOUNCE_SUBJECT, {
       callback: (_e, m) => {
         try {
@@ -74,6 +75,8 @@ export class ProfileRegistry {
         void registry.refresh();
       },
     });
+    await bus.nc.flush();
+    await registry.refresh();
     const loop = () => {
       registry.timer = setTimeout(() => {
         void registry.refresh().finally(() => !registry.closed && loop());
