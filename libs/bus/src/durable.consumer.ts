@@ -2,6 +2,7 @@ import { AckPolicy, DeliverPolicy, type ConsumerConfig, type ConsumerMessages, t
 import { nanos } from '@nats-io/transport-node';
 import type { Logger } from '@chorus/observability';
 import type { Bus } from './nats.bus';
+import { retryTransient } from './transient-error';
 
 export interface DurableConsumerSpec {
   stream: string;
@@ -97,8 +98,12 @@ async function resumeFromAckFloor(bus: Bus, spec: DurableConsumerSpec, log: Logg
 export class DurableConsumer {
   private messages?: ConsumerMessages;
   private readonly inFlight = new Set<Promise<void>>();
-  /** Stream sequences of the messages being handled, so a redelivery of one is not handled twice at once. */
-  private readonly handling = new Set<number>();
+  /**
+   * Stream sequences of the messages being handled, with the most deliveries the server has made of
+   * each, so a redelivery of one is not handled twice at once and its handler knows how many
+   * deliveries the server has counted (they count towards max_deliver).
+   */
+  private readonly handling = new Map<number, number>();
   private readonly shutdown = new AbortController();
   private readonly linked = new Set<AbortController>();
   private loop?: Promise<void>;
@@ -125,10 +130,23 @@ export class DurableConsumer {
     return () => this.linked.delete(controller);
   }
 
+  /** How many times the server has delivered the message being handled at `seq` (redeliveries included). */
+  deliveriesOf(seq: number): number | undefined {
+    return this.handling.get(seq);
+  }
+
   async start(): Promise<void> {
-    if (this.spec.resumeInOrder) await resumeFromAckFloor(this.bus, this.spec, this.log);
-    await ensureDurableConsumer(this.bus, this.spec);
-    const consumer = await this.bus.js.consumers.get(this.spec.stream, this.spec.durable);
+    // Creating the consumer can time out while a cluster elects leaders or is busy; each of these
+    // steps is safe to repeat, so it is retried rather than failing the whole app's start.
+    const consumer = await retryTransient(
+      async () => {
+        if (this.spec.resumeInOrder) await resumeFromAckFloor(this.bus, this.spec, this.log);
+        await ensureDurableConsumer(this.bus, this.spec);
+        return this.bus.js.consumers.get(this.spec.stream, this.spec.durable);
+      },
+      this.log,
+      `creating consumer ${this.spec.durable}`,
+    );
     // Short pulls (and heartbeats at half of them) notice a lost server in seconds, not half a minute.
     this.messages = await consumer.consume({ max_messages: Math.max(8, this.spec.concurrency), expires: 5000 });
     this.loop = this.run(this.messages);
@@ -151,16 +169,18 @@ export class DurableConsumer {
     try {
       for await (const m of messages) {
         const seq = m.info.streamSequence;
-        if (this.handling.has(seq)) {
+        const handled = this.handling.get(seq);
+        if (handled !== undefined) {
           // The server gave up waiting and sent again a message this process is still handling (a
           // busy process can miss its ack_wait): keep the one under way, tell the server so.
+          this.handling.set(seq, Math.max(handled, m.info.deliveryCount));
           m.working();
           continue;
         }
         while (this.inFlight.size >= this.spec.concurrency) {
           await new Promise<void>((resolve) => (this.waiter = resolve));
         }
-        this.handling.add(seq);
+        this.handling.set(seq, m.info.deliveryCount);
         const p: Promise<void> = this.process(m)
           .catch((e) => this.log.error({ err: e, subject: m.subject, consumer: this.spec.durable }, 'message processing failed'))
           .finally(() => {

@@ -164,8 +164,10 @@ export class JetStreamConsumer {
     this.bus.metrics.envelopes.inc({ agent: this.options.agent, message_type: messageType, outcome });
   }
 
-  private async onHandlerError(m: JsMsg, envelope: Envelope, error: unknown, log: Logger, delivery: number): Promise<'retry' | 'failed'> {
+  private async onHandlerError(m: JsMsg, envelope: Envelope, error: unknown, log: Logger, firstDelivery: number): Promise<'retry' | 'failed'> {
     const details = toErrorDetails(error);
+    // Redeliveries that arrived while this handler ran count towards max_deliver too.
+    const delivery = Math.max(firstDelivery, this.loop.deliveriesOf(m.seq) ?? 0);
     // A NATS outage or a leader election is worth waiting out, whatever the handler was doing.
     details.retry_possible ||= isTransient(error);
     if (details.retry_possible && delivery < this.options.maxDeliver) {

@@ -46,7 +46,9 @@ export async function runProcess(
   const failed: Array<{ name: string; error: unknown }> = [];
   for (const starter of starters) {
     try {
-      components.push(await retryTransient(() => starter.start(bus), log, `starting ${starter.name}`));
+      // Not retried as a whole (a half-started component would be started twice): the steps that
+      // wait on NATS (creating streams, consumers, buckets) retry transient errors themselves.
+      components.push(await starter.start(bus));
     } catch (error) {
       log.error({ err: error, component: starter.name }, `${starter.name} failed to start`);
       failed.push({ name: starter.name, error });

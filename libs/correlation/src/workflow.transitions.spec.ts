@@ -221,3 +221,12 @@ describe('applyEnvelope - idempotency keys that are Object.prototype names', () 
     expect(Object.hasOwn(announced.times, '__proto__')).toBe(true);
   });
 });
+
+describe('started_at', () => {
+  it('applyEnvelope - a query timestamped after the hub saw it starts when the hub saw it, not in the future', () => {
+    const ahead = { ...query(), correlation_id: 'wf-ahead', timestamp: new Date(t0.getTime() + 86_400_000).toISOString() };
+    expect(apply(null, ahead).record.started_at).toBe(t0.toISOString());
+    const onTime = { ...query(), correlation_id: 'wf-on-time', timestamp: new Date(t0.getTime() - 5).toISOString() };
+    expect(apply(null, onTime).record.started_at).toBe(onTime.timestamp);
+  });
+});

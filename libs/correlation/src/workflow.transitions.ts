@@ -38,6 +38,16 @@ export interface Delivery {
   streamSeq: number;
 }
 
+/**
+ * When the workflow started: its query's timestamp, but never later than the hub's own clock when
+ * it records it (a publisher's clock ahead of the hub's, or a forged timestamp, must not push the
+ * start, and with it the longest deadline the hub holds the workflow to, into the future).
+ */
+function startedAt(envelope: Envelope, now: Date): string {
+  const t = Date.parse(envelope.timestamp);
+  return Number.isFinite(t) && t <= now.getTime() ? envelope.timestamp : now.toISOString();
+}
+
 /** A new, empty record for a workflow first seen through `envelope`. */
 export function createRecord(envelope: Envelope, now: Date): WorkflowRecord {
   return {
@@ -47,7 +57,7 @@ export function createRecord(envelope: Envelope, now: Date): WorkflowRecord {
     status: 'pending',
     degraded: false,
     degradations: [],
-    started_at: envelope.message_type === 'query' ? envelope.timestamp : now.toISOString(),
+    started_at: envelope.message_type === 'query' ? startedAt(envelope, now) : now.toISOString(),
     updated_at: now.toISOString(),
     finished_at: null,
     deadline: envelope.deadline,
@@ -95,7 +105,7 @@ export function applyEnvelope(current: WorkflowRecord | null, envelope: Envelope
     case 'query': {
       const payload = envelope.payload as QueryPayload;
       record.query = payload.query;
-      record.started_at = envelope.timestamp;
+      record.started_at = startedAt(envelope, now);
       record.deadline = envelope.deadline;
       break;
     }
