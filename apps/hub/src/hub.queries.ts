@@ -20,6 +20,8 @@ import type { LedgerStore } from './ledger.store';
 
 /** How many times a history read that found fewer envelopes than the ledger's steps is read again (0.1 s, doubling: 3 s in all). */
 const HISTORY_REREADS = 5;
+/** Re-reads are for a replica catching up after a failover, so only for workflows updated this recently. */
+const HISTORY_REREAD_WITHIN_MS = 10 * 60_000;
 
 const HUB_QUEUE = 'chorus-hub';
 const MAX_PAGE = 500;
@@ -86,11 +88,13 @@ export class HubQueries {
     // The ledger saw at least one stored envelope per step. A read that finds fewer came from a
     // replica still catching up (after a cluster lost a node, the server hosting the read can lag
     // for a moment): read again rather than answer with a short audit trail.
-    for (let attempt = 0; entries.length < record.steps.length && attempt < HISTORY_REREADS; attempt++) {
+    // Only for a workflow touched lately: an old one's envelopes may simply have left the stream.
+    const recent = Date.now() - Date.parse(record.updated_at) < HISTORY_REREAD_WITHIN_MS;
+    for (let attempt = 0; recent && entries.length < record.steps.length && attempt < HISTORY_REREADS; attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
       entries = await read();
     }
-    if (entries.length < record.steps.length) {
+    if (recent && entries.length < record.steps.length) {
       this.log.warn({ correlation_id: record.correlation_id, read: entries.length, steps: record.steps.length }, 'history read back fewer envelopes than the ledger recorded');
     }
     return { correlation_id: record.correlation_id, envelopes: entries.map((e) => e.envelope) };

@@ -131,6 +131,7 @@ export class HubService {
 
   /** The record with the deadline the hub holds it to, when that is earlier than its own. */
   private heldToMaxDeadline(record: WorkflowRecord): WorkflowRecord {
+    if (isTerminalStatus(record.status)) return record;
     const deadline = this.deadlineOf(record);
     return deadline < Date.parse(record.deadline) ? { ...record, deadline: new Date(deadline).toISOString() } : record;
   }

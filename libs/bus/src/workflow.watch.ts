@@ -18,11 +18,14 @@ export type WorkflowEvent =
   | { kind: 'terminal'; status: WorkflowStatus; view: WorkflowView };
 
 /**
- * After an announcement the ledger does not confirm yet, how long (and how often) the watcher asks
- * again: the hub announces before it saves, and retries a failed save for about half a minute.
+ * After an announcement the ledger does not confirm yet, how often the watcher asks again: every
+ * second for the first half minute (the hub announces before it saves, and retries a failed save
+ * for about that long), then every 5 s until it does. The hub's repeat of the announcement, once
+ * saved, is dropped as a duplicate, so no new envelope would wake the watcher.
  */
 const CLAIM_RECHECK_MS = 30_000;
 const RECHECK_EVERY_MS = 1000;
+const RECHECK_SLOWLY_EVERY_MS = 5000;
 
 /**
  * A workflow's envelopes as they happen: the ones already stored first (read back from the stream),
@@ -56,9 +59,7 @@ export async function* watchWorkflow(
   const ended = async (envelope: Envelope | null): Promise<WorkflowView | null> => {
     if (envelope && terminalStatusOf(envelope)) claimedAt = Date.now();
     if (claimedAt === null) return null;
-    const view = await confirmEnded(bus, tenantId, correlationId, { attempts: envelope ? 20 : 1, signal: options.signal });
-    if (!view && Date.now() - claimedAt > CLAIM_RECHECK_MS) claimedAt = null;
-    return view;
+    return confirmEnded(bus, tenantId, correlationId, { attempts: envelope ? 20 : 1, signal: options.signal });
   };
   try {
     await bus.nc.flush();
@@ -76,7 +77,8 @@ export async function* watchWorkflow(
       const next = live.shift();
       if (!next) {
         const timedOut = await new Promise<boolean>((resolve) => {
-          const timer = claimedAt === null ? undefined : setTimeout(() => resolve(true), RECHECK_EVERY_MS);
+          const every = claimedAt !== null && Date.now() - claimedAt > CLAIM_RECHECK_MS ? RECHECK_SLOWLY_EVERY_MS : RECHECK_EVERY_MS;
+          const timer = claimedAt === null ? undefined : setTimeout(() => resolve(true), every);
           wake = () => {
             clearTimeout(timer);
             resolve(false);

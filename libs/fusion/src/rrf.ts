@@ -27,9 +27,10 @@ export interface FusedItem {
 /**
  * Reciprocal Rank Fusion (Cormack, Clarke & Büttcher, 2009): score(d) = Σ_p w_p / (k + rank_p(d)).
  *
- * Deterministic whatever the order of `lists`: contributions are summed in profile-name order (so
- * floating-point rounding is the same), and ties are broken by best single rank, then by the number
- * of lists that returned the document, then by id.
+ * Deterministic whatever the order of `lists` (one per profile): contributions are summed in
+ * profile-name order (so floating-point rounding is the same), and ties are broken by best single
+ * rank, then by the number of lists that returned the document, then by id. A profile given more
+ * than one list counts once, with the first of them.
  */
 export function fuseRrf(lists: readonly RankedList[], options: RrfOptions): FusedItem[] {
   if (!(options.k >= 0)) throw new RangeError(`k must be >= 0, got ${options.k}`);
