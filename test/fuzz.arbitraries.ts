@@ -461,10 +461,11 @@ function setAt(d: Draft, dotted: string, value: unknown, soft = false): void {
 }
 const DROP = Symbol('drop');
 
-function rawAt(d: Draft, dotted: string, raw: string): void {
+/** Splices raw JSON text in at a dotted path; `soft` as for {@link setAt} (raw text that may be valid). */
+function rawAt(d: Draft, dotted: string, raw: string, soft = false): void {
   const sentinel = `__RAW_${d.raw.length}__`;
   d.raw.push([sentinel, raw]);
-  setAt(d, dotted, sentinel);
+  setAt(d, dotted, sentinel, soft);
 }
 
 const m = (label: string, invalid: readonly string[] | null, apply: (d: Draft) => void): Mutation => labelled({ label, invalid, apply }, label);
@@ -490,7 +491,8 @@ export function mutationArb(type: MessageType): fc.Arbitrary<Mutation> {
     // Numbers JSON cannot carry (invalid JSON) or that overflow to ±Infinity.
     fc.tuple(fc.constantFrom(...numeric), fc.constantFrom('NaN', 'Infinity', '-Infinity', '+1', '01', '.5', '0x10')).map(([f, t]) => m(`${f} = ${t} (raw)`, ['$'], (d) => rawAt(d, f, t))),
     fc.tuple(fc.constantFrom(...numeric), fc.constantFrom('1e999', '-1e999')).map(([f, t]) => m(`${f} = ${t} (raw)`, [f], (d) => rawAt(d, f, t))),
-    fc.tuple(fc.constantFrom(...numeric), fc.constantFrom('-0', '1.0', '1E0')).map(([f, t]) => m(`${f} = ${t} (raw)`, null, (d) => rawAt(d, f, t))),
+    // Valid spellings of a number: soft, so they never hide an earlier mutation's invalid value.
+    fc.tuple(fc.constantFrom(...numeric), fc.constantFrom('-0', '1.0', '1E0')).map(([f, t]) => m(`${f} = ${t} (raw)`, null, (d) => rawAt(d, f, t, true))),
     // Prototype-pollution keys, and a missing field offered through __proto__.
     fc.tuple(fc.constantFrom('', 'payload'), fc.constantFrom(...PROTO_KEYS), fc.jsonValue({ maxDepth: 2 })).map(([where, key, v]) =>
       m(`${where ? `${where}.` : ''}${key} = ${short(v)}`, null, (d) => setAt(d, where ? `${where}.${key}` : key, v)),
