@@ -1,16 +1,18 @@
 import { postJson, startChorusFixture, type ChorusFixture } from './chorus.fixture';
 
+// One Chorus for both groups: every assertion about counts compares before and after.
+let f: ChorusFixture;
+
+beforeAll(async () => {
+  f = await startChorusFixture();
+});
+afterAll(async () => {
+  await f?.stop();
+});
+
+const fieldsOf = (body: { errors?: Array<{ field: string }> }) => (body.errors ?? []).map((e) => e.field);
+
 describe('POST /v1/queries - bad bodies', () => {
-  let f: ChorusFixture;
-
-  beforeAll(async () => {
-    f = await startChorusFixture();
-  });
-  afterAll(async () => {
-    await f?.stop();
-  });
-
-  const fieldsOf = (body: { errors?: Array<{ field: string }> }) => (body.errors ?? []).map((e) => e.field);
 
   it('POST /v1/queries - 400 naming query when it is missing', async () => {
     const r = await postJson(`${f.url}/v1/queries`, { tenant_id: 'acme' });
@@ -83,16 +85,6 @@ describe('POST /v1/queries - bad bodies', () => {
 });
 
 describe('HTTP - hostile input gets a 400 naming the field, never a 500', () => {
-  let f: ChorusFixture;
-
-  beforeAll(async () => {
-    f = await startChorusFixture();
-  });
-  afterAll(async () => {
-    await f?.stop();
-  });
-
-  const fieldsOf = (body: { errors?: Array<{ field: string }> }) => (body.errors ?? []).map((e) => e.field);
   const get = async (path: string) => {
     const res = await fetch(`${f.url}${path}`);
     return { status: res.status, body: (await res.json()) as any };
