@@ -30,6 +30,15 @@ describe('composeAnswer', () => {
     expect(answer.answer).toBe('Chorus drops duplicates with idempotency keys. [1]');
   });
 
+  it('composeAnswer - answers each query over the same documents from its own terms (the analysis is remembered, not the answer)', () => {
+    const docs = [result('a', 'The stream drops duplicates inside its window. The hub keeps a ledger of every workflow.')];
+    expect(composeAnswer('duplicates', docs).answer).toBe('The stream drops duplicates inside its window. [1]');
+    expect(composeAnswer('ledger of workflows', docs).answer).toBe('The hub keeps a ledger of every workflow. [1]');
+    expect(composeAnswer('duplicates', docs.map((d) => ({ ...d, id: 'b' }))).sources).toEqual([
+      { sentence: 'The stream drops duplicates inside its window.', document_id: 'b', result_rank: 1 },
+    ]);
+  });
+
   it('composeAnswer - says so when nothing matched', () => {
     expect(composeAnswer('anything', []).answer).toBe('No documents matched the query.');
   });

@@ -83,15 +83,49 @@ export function isProse(sentence: string): boolean {
 }
 
 function scoreSentences(result: FusedResult, rank: number, terms: ReadonlySet<string>): ScoredSentence[] {
-  const sentences = splitSentences(result.text).filter((s) => s.length >= 20 && s.length <= 600 && isProse(s));
-  return sentences.map((sentence, position) => {
-    const words = analyzeEnglish(sentence);
-    const matched = new Set(words.filter((w) => terms.has(w)));
-    const coverage = terms.size === 0 ? 0 : matched.size / terms.size;
+  return analyzedSentences(result.text).map(({ sentence, distinct, length }, position) => {
+    let matched = 0;
+    for (const term of terms) if (distinct.has(term)) matched++;
+    const coverage = terms.size === 0 ? 0 : matched / terms.size;
     // Coverage of the query, damped by length, and a prior for better-ranked documents.
-    const score = coverage === 0 ? 0 : coverage / Math.sqrt(Math.max(8, words.length) / 8) + 0.1 / rank;
-    return { sentence: sentence.trim(), rank, documentId: result.id, score, position };
+    const score = coverage === 0 ? 0 : coverage / Math.sqrt(Math.max(8, length) / 8) + 0.1 / rank;
+    return { sentence, rank, documentId: result.id, score, position };
   });
+}
+
+interface AnalyzedSentence {
+  /** Trimmed, as quoted. */
+  sentence: string;
+  /** Its distinct analyzed terms. */
+  distinct: ReadonlySet<string>;
+  /** How many analyzed terms it has, duplicates counted. */
+  length: number;
+}
+
+/**
+ * The quotable sentences of recently answered texts, analyzed (bounded, least recently used out).
+ * The same documents answer query after query, and splitting and stemming their sentences was
+ * most of the responder's CPU (docs/benchmarks.md). Keyed by the text itself, so a changed
+ * document is analyzed afresh.
+ */
+const ANALYZED_CAPACITY = 2000;
+const analyzed = new Map<string, readonly AnalyzedSentence[]>();
+
+function analyzedSentences(text: string): readonly AnalyzedSentence[] {
+  let entry = analyzed.get(text);
+  if (entry) {
+    analyzed.delete(text);
+  } else {
+    entry = splitSentences(text)
+      .filter((s) => s.length >= 20 && s.length <= 600 && isProse(s))
+      .map((s) => {
+        const terms = analyzeEnglish(s);
+        return { sentence: s.trim(), distinct: new Set(terms), length: terms.length };
+      });
+  }
+  analyzed.set(text, entry);
+  if (analyzed.size > ANALYZED_CAPACITY) analyzed.delete(analyzed.keys().next().value!);
+  return entry;
 }
 
 function snippetOf(sentences: ScoredSentence[], result: FusedResult, maxChars: number): string {

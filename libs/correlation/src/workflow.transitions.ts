@@ -172,7 +172,8 @@ function ownValue<T>(map: Readonly<Record<string, T>>, key: string): T | undefin
  * properties, it never assigns through the prototype's setter), so the JSON the ledger stores keeps it.
  */
 function withEntry<T>(map: Readonly<Record<string, T>>, key: string, value: T): Record<string, T> {
-  return Object.fromEntries([...Object.entries(map), [key, value]]);
+  // A computed key defines an own property even for `__proto__` (only the literal form sets the prototype).
+  return { ...map, [key]: value };
 }
 
 function addStep(record: WorkflowRecord, envelope: Envelope, key: string): void {
