@@ -1,4 +1,5 @@
 import { startBenchNats, type BenchNats } from '../scripts/bench/bench.support';
+import { hopLatencies } from '../scripts/bench/chorus.system';
 import { runClosedLoop, PendingWorkflows } from '../scripts/bench/load';
 import { CpuMeter, parseMachineBusyTicks, parseProcStat, percentile, summarizeLatencies } from '../scripts/bench/measure';
 import { toLevelResult } from '../scripts/bench/results';
@@ -48,6 +49,25 @@ describe('benchmark harness', () => {
     expect(subjectKind('$JS.ACK.CHORUS_WF.intent_query.1.42.42.1732960000000000000.0')).toBe('$JS.ACK.CHORUS_WF.intent_query.>');
     expect(subjectKind('_INBOX.ABCDEF123456.abc')).toBe('_INBOX.>');
     expect(subjectKind('chorus.profile.bm25.search')).toBe('chorus.profile.bm25.search');
+  });
+
+  it('hopLatencies - pairs consecutive envelopes in arrival order, up to the terminal status the client saw; rare pairs are dropped', () => {
+    const run = (offset: number, extra: Array<[string, number]> = []): Array<[string, number]> => [
+      ['b:query', offset + 1],
+      ['driver:submit', offset],
+      ['c:plan', offset + 3],
+      ...extra,
+      ['driver:terminal seen', offset + 6],
+      ['hub:status_update/completed', offset + 5],
+      ['hub:status_update/late', offset + 9],
+    ];
+    const hops = hopLatencies([run(0), run(100), run(200, [['x:rare', 204]])], 3);
+    expect(hops.map((h) => `${h.from}>${h.to} ${h.p50Ms} ${h.samples}`)).toEqual([
+      'driver:submit>b:query 1 3',
+      'b:query>c:plan 2 3',
+      'c:plan>hub:status_update/completed 2 2',
+      'hub:status_update/completed>driver:terminal seen 1 3',
+    ]);
   });
 
   it('workload - a baseline hop appends its step and its field, and the chain ends in done', () => {

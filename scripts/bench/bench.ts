@@ -198,6 +198,9 @@ async function main(): Promise<void> {
   if (write) writeDocs(results);
 }
 
+/** Workflows, one at a time, timed envelope by envelope for the hop breakdown, after as many to warm up (a few seconds). */
+const HOP_SAMPLES = 300;
+
 async function measureSystem(def: SystemDefinition, load: LoadOptions & { levels: number[] }, envelopeSamples: WireEnvelope[]): Promise<SystemResult> {
   const result: SystemResult = { id: def.id, label: def.label, summary: def.summary, startupSeconds: NaN, levels: [], notes: [] };
   const t0 = Date.now();
@@ -206,6 +209,10 @@ async function measureSystem(def: SystemDefinition, load: LoadOptions & { levels
     system = await def.start();
     result.startupSeconds = (Date.now() - t0) / 1000;
     if (def.id === 'chorus-aio') envelopeSamples.push(...(await (system as ChorusSystem).sampleEnvelopes()));
+    if (def.id.startsWith('chorus-')) {
+      result.hops = await (system as ChorusSystem).sampleHops(HOP_SAMPLES, HOP_SAMPLES);
+      for (const h of result.hops) console.log(`  hop p50 ${h.p50Ms.toFixed(2).padStart(6)} ms  p90 ${h.p90Ms.toFixed(2).padStart(6)} ms  ${h.from} -> ${h.to}`);
+    }
     const sut = system;
     result.traffic = await sampleTraffic(sut.url, () => sut.run(2_000_000_000));
     const cpu = new CpuMeter(() => ({ ...sut.processes(), driver: process.pid }));

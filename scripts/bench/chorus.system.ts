@@ -24,9 +24,25 @@ export interface WireEnvelope {
   bodyBytes: number;
 }
 
+/** The time between two consecutive envelopes of a workflow, as a subscriber on the server sees them. */
+export interface HopLatency {
+  /** `agent:message_type` of the earlier envelope (`driver:submit` for the client's publish call). */
+  from: string;
+  to: string;
+  p50Ms: number;
+  p90Ms: number;
+  /** Workflows in which this pair followed each other. */
+  samples: number;
+}
+
 export interface ChorusSystem extends SystemUnderTest {
   /** Runs one workflow while recording each envelope type it put on the wire (first of each). */
   sampleEnvelopes(): Promise<WireEnvelope[]>;
+  /**
+   * Runs `warmup` workflows, then `count` more one after another (concurrency 1) while a subscriber on
+   * every workflow subject timestamps each envelope: where a workflow's latency goes, hop by hop.
+   */
+  sampleHops(count: number, warmup: number): Promise<HopLatency[]>;
   /** Stops one of the system's processes (`hub`, `agents`, …), leaving the others running. */
   stopProcess(name: string): Promise<void>;
 }
@@ -138,6 +154,36 @@ async function connectDriver(id: string, nats: BenchNats, bus: Bus, apps: Array<
       sub.unsubscribe();
       return [...seen.values()];
     },
+    sampleHops: async (count, warmup) => {
+      // Warm (JIT, caches) before timing, as the measured levels are.
+      for (let i = 0; i < warmup; i++) await run(3_100_000_000 + i);
+      const events = new Map<string, Array<[string, number]>>();
+      const at = () => performance.now();
+      const sub = bus.nc.subscribe(ALL_WORKFLOW_SUBJECTS, {
+        callback: (_e, m) => {
+          const correlationId = m.subject.slice(m.subject.lastIndexOf('.') + 1);
+          const e = m.json<Envelope>();
+          const status = e.message_type === 'status_update' ? `/${(e.payload as { workflow_status?: string }).workflow_status}` : '';
+          const list = events.get(correlationId) ?? events.set(correlationId, []).get(correlationId)!;
+          list.push([`${e.agent}:${e.message_type}${status}`, at()]);
+        },
+      });
+      await bus.nc.flush();
+      const runs: Array<Array<[string, number]>> = [];
+      try {
+        for (let i = 0; i < count; i++) {
+          const started = at();
+          const submitted = await client.submit({ query: queryText(3_000_000_000 + i), tenant_id: 'default' });
+          await pending.wait(submitted.correlation_id);
+          const list = events.get(submitted.correlation_id) ?? [];
+          list.push(['driver:submit', started], ['driver:terminal seen', at()]);
+          runs.push(list);
+        }
+      } finally {
+        sub.unsubscribe();
+      }
+      return hopLatencies(runs, count);
+    },
     stopProcess: async (name) => {
       const found = apps.find((a) => a.name === name);
       if (!found) throw new Error(`no process ${name} in ${id}`);
@@ -149,6 +195,35 @@ async function connectDriver(id: string, nats: BenchNats, bus: Bus, apps: Array<
       await nats.stop();
     },
   };
+}
+
+/**
+ * Consecutive pairs of a workflow's events, in arrival order, with their latency percentiles: the
+ * pairs seen in at least half the workflows (a rare interleaving is noise), in workflow order.
+ */
+export function hopLatencies(workflows: Array<Array<[string, number]>>, count: number): HopLatency[] {
+  const pairs = new Map<string, { from: string; to: string; ms: number[]; order: number }>();
+  for (const all of workflows) {
+    all.sort((a, b) => a[1] - b[1]);
+    // What trails the terminal status (the hub's later updates) is not part of the latency.
+    const list = all.slice(0, all.findIndex(([label]) => label === 'driver:terminal seen') + 1);
+    list.forEach(([label, t], i) => {
+      if (i === 0) return;
+      const [from, t0] = list[i - 1];
+      const key = `${from}\u0000${label}`;
+      const entry = pairs.get(key) ?? pairs.set(key, { from, to: label, ms: [], order: 0 }).get(key)!;
+      entry.ms.push(t - t0);
+      entry.order += i;
+    });
+  }
+  const pct = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  return [...pairs.values()]
+    .filter((p) => p.ms.length >= count / 2)
+    .sort((a, b) => a.order / a.ms.length - b.order / b.ms.length)
+    .map((p) => {
+      const sorted = p.ms.sort((a, b) => a - b);
+      return { from: p.from, to: p.to, p50Ms: pct(sorted, 0.5), p90Ms: pct(sorted, 0.9), samples: sorted.length };
+    });
 }
 
 /**

@@ -1,5 +1,5 @@
-import { checkTargets, fmtInt, fmtRate, markdownTable, verdict } from './report';
-import type { BenchResults, SystemResult } from './results';
+import { JS_FLOOR, checkTargets, fmtInt, fmtRate, markdownTable, verdict } from './report';
+import { levelOf, type BenchResults, type SystemResult } from './results';
 
 /** docs/benchmarks.md, generated from one run's results: numbers, then how they were obtained. */
 export function renderMarkdown(r: BenchResults): string {
@@ -65,6 +65,7 @@ export function renderMarkdown(r: BenchResults): string {
   out.push(`- Start-up (a fresh server and the system's processes until they serve; for Chorus, until a first workflow completes): ${r.systems.map((s) => `${s.label} ${Number.isFinite(s.startupSeconds) ? `${s.startupSeconds.toFixed(1)} s` : '–'}`).join(', ')}.`, '');
 
   renderTraffic(out, r);
+  renderHops(out, r);
   renderEnvelopes(out, r);
   renderRrf(out, r);
   renderHubMemory(out, r);
@@ -95,6 +96,29 @@ function renderTraffic(out: string[], r: BenchResults): void {
     for (const x of t.slice(0, 14)) out.push(`| \`${x.subject}\` | ${x.messages} | ${fmtInt(x.bytes)} |`);
     if (t.length > 14) out.push(`| ${t.length - 14} more kinds | ${t.slice(14).reduce((a, x) => a + x.messages, 0)} | ${fmtInt(t.slice(14).reduce((a, x) => a + x.bytes, 0))} |`);
     out.push('');
+  }
+}
+
+function renderHops(out: string[], r: BenchResults): void {
+  const shown = r.systems.filter((s) => s.hops?.length);
+  if (shown.length === 0) return;
+  const floor = levelOf(r, JS_FLOOR, 1);
+  out.push('### Where a workflow\'s time goes at concurrency 1', '');
+  out.push(
+    `Apart from the measured levels, after as many to warm up, ${fmtInt(Math.max(...shown[0].hops!.map((h) => h.samples)))} workflows one after another, while a subscriber on every workflow subject timestamps each envelope as the server ` +
+      'delivers it: the median (and 90th percentile) time from one envelope to the next. `driver:submit` is the client\'s call (envelope built and validated, published, PubAck awaited); ' +
+      '`driver:terminal seen` is when the client holds the hub\'s terminal status. An agent\'s hop includes its consumer\'s delivery, its work, and the publish of its result with the ' +
+      'server\'s acknowledgement; the search hop includes the requests to the profile services, the intent hop the vocabulary request for typos, the last hop the hub\'s ledger update. ' +
+      'The subscriber\'s own copy of every envelope (about 100 KB a workflow) slows the run a little, so the medians add up to somewhat more than the measured level\'s p50. ' +
+      (floor ? `For scale: the JetStream floor's whole chain (four trivial hops and the reply) takes ${floor.latency.p50.toFixed(2)} ms at the median, ${(floor.latency.p50 / 5).toFixed(2)} ms a message.` : ''),
+    '',
+  );
+  for (const s of shown) {
+    out.push(`**${s.label}**`, '', '| from | to | p50 ms | p90 ms |', '|---|---|---:|---:|');
+    for (const h of s.hops!) out.push(`| \`${h.from}\` | \`${h.to}\` | ${h.p50Ms.toFixed(2)} | ${h.p90Ms.toFixed(2)} |`);
+    const sum = s.hops!.reduce((a, h) => a + h.p50Ms, 0);
+    const level = s.levels.find((l) => l.concurrency === 1);
+    out.push(`| | sum of the medians${level ? ` (the measured level at concurrency 1: p50 ${level.latency.p50.toFixed(2)} ms)` : ''} | ${sum.toFixed(2)} | |`, '');
   }
 }
 

@@ -1,5 +1,6 @@
 import type { HubMemoryResult } from './hub-memory';
 import type { LoadResult } from './load';
+import type { HopLatency } from './chorus.system';
 import type { EnvelopeOverhead, RrfCase } from './micro';
 import type { SubjectTraffic } from './traffic';
 
@@ -24,6 +25,8 @@ export interface SystemResult {
   notes: string[];
   /** One workflow at concurrency 1 on the idle system, by kind of subject. */
   traffic?: SubjectTraffic[];
+  /** Chorus only: where a workflow's latency goes at concurrency 1, envelope to envelope. */
+  hops?: HopLatency[];
   /** Why the system could not be measured, when it could not. */
   error?: string;
 }
