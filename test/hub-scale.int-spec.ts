@@ -1,6 +1,7 @@
 import { createEnvelope, type WorkflowView } from '@chorus/envelope';
 import { waitFor } from '@chorus/testing';
 import { getJson, postJson, startChorusFixture, stopApp, type ChorusFixture } from './chorus.fixture';
+import { startApp, type AppProcess } from './processes';
 
 /**
  * What keeps the hub's work bounded on a large ledger: lists come from its recent index only (never
@@ -57,5 +58,43 @@ describe('hub at scale', () => {
     );
     expect(view.status).toBe('timed_out');
     expect(Date.parse(view.finished_at!) - Date.parse(view.started_at)).toBeLessThan(4000);
+  });
+});
+
+describe('hub takeover on a ledger older than the longest deadline', () => {
+  const env = { CHORUS_HUB_RECENT: '50', CHORUS_MAX_DEADLINE_MS: '1000', CHORUS_DEFAULT_DEADLINE_MS: '1000', CHORUS_HUB_CLOCK_SKEW_MS: '0', CHORUS_HUB_LEASE_MS: '1000' };
+  let f: ChorusFixture;
+  let hub: AppProcess | undefined;
+
+  beforeAll(async () => {
+    f = await startChorusFixture(env);
+  });
+  afterAll(async () => {
+    await hub?.stop('SIGKILL');
+    await f?.stop();
+  });
+
+  it('hub takeover - reads only the records of the longest deadline, serves, then lists the older workflows again, complete', async () => {
+    const submit = async (query: string) => {
+      const done = await postJson(`${f.url}/v1/queries?wait=true`, { query });
+      expect(done.body.status).toBe('completed');
+      return done.body.correlation_id as string;
+    };
+    const older: string[] = [];
+    for (let i = 0; i < 6; i++) older.push(await submit(`what does the hub keep ${i}`));
+    // Past the longest deadline (and no clock skew allowed): outside the next hub's takeover read.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const newer = [await submit('what does the hub keep now'), await submit('what does the hub keep later')];
+
+    await stopApp(f, 'hub');
+    hub = startApp('hub', { NATS_URL: f.nats.url, CHORUS_LOG_LEVEL: 'info', ...env });
+    const activated = await hub.waitFor(/"read":(\d+),"whole_ledger":false[^\n]*hub active/);
+    expect(Number(activated[1])).toBe(2);
+    const filled = await hub.waitFor(/"read":(\d+),"listed":(\d+),"complete":(true|false)[^\n]*recent index filled/);
+    expect(filled.slice(1)).toEqual(['6', '8', 'true']);
+
+    const list = (await getJson(`${f.url}/v1/workflows?limit=50`)).body;
+    expect(list.workflows.map((w: { correlation_id: string }) => w.correlation_id)).toEqual([...older, ...newer].reverse());
+    expect(list.complete).toBe(true);
   });
 });

@@ -42,7 +42,7 @@ export async function startHub(bus: Bus, config: ChorusConfig, parentLog: Logger
     log,
     'opening the ledger events',
   );
-  const hub = new HubService(bus, ledger, events, log, { sweepIntervalMs: config.hub.sweepIntervalMs, recentCapacity: config.hub.recentCapacity, lingerMs: config.hub.lingerMs, maxDeadlineMs: config.workflow.maxDeadlineMs });
+  const hub = new HubService(bus, ledger, events, log, { sweepIntervalMs: config.hub.sweepIntervalMs, recentCapacity: config.hub.recentCapacity, lingerMs: config.hub.lingerMs, maxDeadlineMs: config.workflow.maxDeadlineMs, clockSkewMs: config.hub.clockSkewMs });
   const queries = new HubQueries(bus, hub, ledger, events, log, config.hub.retentionMs);
   const reads = queries.serveReads();
   registerHubMetrics(bus, queries, hub);

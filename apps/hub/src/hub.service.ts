@@ -29,8 +29,6 @@ import type { LedgerEntry, LedgerStore } from './ledger.store';
 import { RecentIndex } from './recent.index';
 
 const MAX_CONFLICT_RETRIES = 8;
-/** How far before the longest deadline the hub's activation reads the ledger: clock skew and slow writes. */
-const ACTIVATION_MARGIN_MS = 60_000;
 
 /** Kinds of ledger events; their counts are the hub's totals. */
 export const LEDGER_EVENTS = ['created', 'completed', 'failed', 'timed_out', 'cancelled', 'duplicate', 'late'] as const;
@@ -52,6 +50,11 @@ export interface HubServiceOptions {
   /** The longest a workflow may run (CHORUS_MAX_DEADLINE_MS); see {@link HubService.deadlineOf}. */
   maxDeadlineMs: number;
   recentCapacity: number;
+  /**
+   * How far apart the clocks of the processes may be (CHORUS_HUB_CLOCK_SKEW_MS): how much earlier
+   * than the longest deadline before the ledger's last write a takeover starts reading it.
+   */
+  clockSkewMs: number;
 }
 
 /**
@@ -71,6 +74,8 @@ export class HubService {
   readonly recent: RecentIndex;
   private sweeper?: NodeJS.Timeout;
   private active = false;
+  /** Counts activations and deactivations: a background fill of an earlier activation stops. */
+  private generation = 0;
 
   constructor(
     private readonly bus: Bus,
@@ -88,19 +93,22 @@ export class HubService {
 
   /** Becomes the active hub: rebuilds deadline timers and the recent index from the ledger. */
   async activate(): Promise<void> {
+    const generation = ++this.generation;
     this.ledger.clear();
     this.recent.clear();
     // Only the records written lately can still be running: a workflow running when the last write
     // was made started less than the longest deadline before it, and was written when it started.
     // Reading just that window keeps a failover quick on a ledger of millions of workflows.
     const span = await this.ledger.span();
-    const since = span ? new Date(span.last.getTime() - this.options.maxDeadlineMs - ACTIVATION_MARGIN_MS) : null;
+    const since = span ? new Date(span.last.getTime() - this.options.maxDeadlineMs - this.options.clockSkewMs) : null;
     const whole = !span || !since || span.first.getTime() >= since.getTime();
     const newest: WorkflowRecord[] = [];
     let active = 0;
     let read = 0;
-    for await (const { value } of this.ledger.entries(whole || !since ? {} : { since })) {
+    let lowestRevision = Infinity;
+    for await (const { value, revision } of this.ledger.entries(whole || !since ? {} : { since })) {
       read += 1;
+      lowestRevision = Math.min(lowestRevision, revision);
       if (!isTerminalStatus(value.status)) {
         this.deadlines.schedule(ledgerKey(value.tenant_id, value.correlation_id), this.deadlineOf(value));
         active += 1;
@@ -112,11 +120,53 @@ export class HubService {
     }
     keepNewest(newest, this.options.recentCapacity);
     for (const r of newest.reverse()) this.recent.upsert(toSummary(r));
-    if (read > newest.length || !whole) this.recent.markIncomplete();
+    if (read > newest.length) this.recent.markIncomplete();
+    else if (!whole) this.recent.markPartial();
     this.active = true;
     this.sweeper = setInterval(() => void this.sweep(), this.options.sweepIntervalMs);
     this.sweeper.unref();
     this.log.info({ active, read, whole_ledger: whole, since: whole ? undefined : since?.toISOString() }, 'hub active: deadline timers and recent index rebuilt from the ledger');
+    if (read === newest.length && !whole && span) {
+      const before = Number.isFinite(lowestRevision) ? lowestRevision : span.lastRevision + 1;
+      void this.fillRecent(before, span.firstRevision, generation).catch((error: unknown) => {
+        this.log.warn({ err: error }, 'could not fill the recent index from the older ledger; lists show the workflows since the takeover window (complete: false)');
+      });
+    }
+  }
+
+  /**
+   * After a takeover that read only the ledger's newest part, fills the recent index with the
+   * records stored before revision `before`, newest first, a range of revisions at a time (a range
+   * of n holds at most n records), until the index is full or the ledger's first revision (`first`)
+   * is read: at most about a full index's worth of records, however large the ledger. In the
+   * background: the hub serves meanwhile, and lists say `complete: false` until it is done.
+   */
+  private async fillRecent(before: number, first: number, generation: number): Promise<void> {
+    const started = Date.now();
+    const current = () => this.generation === generation && this.active;
+    const ranges: WorkflowRecord[][] = [];
+    let collected = 0;
+    let read = 0;
+    let end = before;
+    while (current() && end > first && collected < this.recent.room) {
+      const start = Math.max(first, end - (this.recent.room - collected));
+      const rows: WorkflowRecord[] = [];
+      for await (const { value } of this.ledger.entries({ fromRevision: start, beforeRevision: end })) {
+        read += 1;
+        // Running past the longest deadline cannot happen, but a timer costs nothing if it did.
+        if (!isTerminalStatus(value.status)) this.deadlines.schedule(ledgerKey(value.tenant_id, value.correlation_id), this.deadlineOf(value));
+        rows.push(value);
+        if (read % 1000 === 0) await new Promise((resolve) => setImmediate(resolve));
+        if (!current()) return;
+      }
+      ranges.push(rows);
+      collected += rows.length;
+      end = start;
+    }
+    if (!current()) return;
+    // Oldest range first, each in the order it was written: the order the index evicts in.
+    this.recent.backfill(ranges.reverse().flat().map(toSummary), end <= first);
+    this.log.info({ read, listed: this.recent.size, complete: this.recent.complete, ms: Date.now() - started }, 'recent index filled from the older ledger');
   }
 
   /**
@@ -137,6 +187,7 @@ export class HubService {
   }
 
   deactivate(): void {
+    this.generation += 1;
     this.active = false;
     if (this.sweeper) clearInterval(this.sweeper);
     this.ledger.clear();

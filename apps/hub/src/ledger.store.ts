@@ -80,13 +80,13 @@ export class LedgerStore {
     return keys.length > 0 ? keys[0].slice(0, keys[0].length - correlationId.length - 1) : null;
   }
 
-  /** The stored records, in the order they were last written; with `since`, those written since. */
-  entries(options: { since?: Date } = {}): AsyncGenerator<{ key: string; value: WorkflowRecord; revision: number }> {
+  /** The stored records, in the order they were last written; with `since`, those written since; or those of a range of revisions. */
+  entries(options: { since?: Date; fromRevision?: number; beforeRevision?: number } = {}): AsyncGenerator<{ key: string; value: WorkflowRecord; revision: number }> {
     return this.kv.entries('>', options);
   }
 
   /** When the oldest and newest stored records were written (null: none is). */
-  span(): Promise<{ first: Date; last: Date } | null> {
+  span(): Promise<{ first: Date; last: Date; firstRevision: number; lastRevision: number } | null> {
     return this.kv.span();
   }
 

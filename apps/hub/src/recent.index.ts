@@ -5,13 +5,20 @@ import type { WorkflowSummary } from '@chorus/envelope';
  * whole ledger. `complete` says whether it holds every workflow the ledger holds.
  */
 export class RecentIndex {
-  private readonly rows = new Map<string, WorkflowSummary>();
+  private rows = new Map<string, WorkflowSummary>();
   private evicted = false;
+  /** Built from part of the ledger (a takeover's window) and not yet filled from the rest. */
+  private partial = false;
 
   constructor(private readonly capacity: number) {}
 
   get complete(): boolean {
-    return !this.evicted;
+    return !this.evicted && !this.partial;
+  }
+
+  /** Rows it can take before it evicts. */
+  get room(): number {
+    return Math.max(0, this.capacity - this.rows.size);
   }
 
   get size(): number {
@@ -32,11 +39,38 @@ export class RecentIndex {
   clear(): void {
     this.rows.clear();
     this.evicted = false;
+    this.partial = false;
   }
 
   /** Marks the index incomplete (the ledger held more than it could keep). */
   markIncomplete(): void {
     this.evicted = true;
+  }
+
+  /** Marks the index as built from the newest part of the ledger only, until {@link backfill} says otherwise. */
+  markPartial(): void {
+    this.partial = true;
+  }
+
+  /**
+   * Adds rows older than every row it holds (oldest first), behind them: the newest rows stay the
+   * last to be evicted. A row it already holds is kept as it is (it is newer). `reachedStart`: the
+   * rows go back to the ledger's first record, so the index is complete if nothing had to go.
+   */
+  backfill(older: readonly WorkflowSummary[], reachedStart: boolean): void {
+    const merged = new Map<string, WorkflowSummary>();
+    for (const row of older) {
+      const key = `${row.tenant_id}.${row.correlation_id}`;
+      if (!this.rows.has(key)) merged.set(key, row);
+    }
+    for (const [key, row] of this.rows) merged.set(key, row);
+    for (const key of merged.keys()) {
+      if (merged.size <= this.capacity) break;
+      merged.delete(key);
+      this.evicted = true;
+    }
+    this.rows = merged;
+    if (reachedStart) this.partial = false;
   }
 
   values(): IterableIterator<WorkflowSummary> {

@@ -80,24 +80,27 @@ export class KeyValueStore<T> {
 
   /** Every live entry whose key matches `filter`, streamed from one ordered consumer. */
   /**
-   * When the bucket's oldest and newest stored values were written (null for an empty bucket).
-   * With `history: 1` every stored value is a key's latest.
+   * When the bucket's oldest and newest stored values were written, and their revisions (null for
+   * an empty bucket). With `history: 1` every stored value is a key's latest.
    */
-  async span(): Promise<{ first: Date; last: Date } | null> {
+  async span(): Promise<{ first: Date; last: Date; firstRevision: number; lastRevision: number } | null> {
     const { state } = await this.jsm.streams.info(`KV_${this.bucket}`);
     if (state.messages === 0) return null;
-    return { first: new Date(state.first_ts), last: new Date(state.last_ts) };
+    return { first: new Date(state.first_ts), last: new Date(state.last_ts), firstRevision: state.first_seq, lastRevision: state.last_seq };
   }
 
   /**
    * The live values, in the order they were last written; with `since`, only those written at or
    * after it (a key written several times in the window may appear once per stored revision, the
-   * latest last).
+   * latest last); with `fromRevision` / `beforeRevision`, only the revisions in between (a range of
+   * n revisions holds at most n values, whatever its time span).
    */
-  async *entries(filter = '>', options: { since?: Date } = {}): AsyncGenerator<{ key: string } & StoredValue<T>> {
+  async *entries(filter = '>', options: { since?: Date; fromRevision?: number; beforeRevision?: number } = {}): AsyncGenerator<{ key: string } & StoredValue<T>> {
     const prefix = `$KV.${this.bucket}.`;
-    const read = options.since ? { startTime: options.since } : { lastPerSubject: true };
+    const read = options.fromRevision ? { startSeq: options.fromRevision } : options.since ? { startTime: options.since } : { lastPerSubject: true };
     for await (const m of readOrdered(this.js, `KV_${this.bucket}`, `${prefix}${filter}`, read)) {
+      // In stream order, so the first revision past the range ends the read.
+      if (options.beforeRevision !== undefined && m.seq >= options.beforeRevision) break;
       const op = m.headers?.get('KV-Operation');
       if (op === 'DEL' || op === 'PURGE' || m.data.length === 0) continue;
       yield { key: m.subject.substring(prefix.length), value: JSON.parse(decoder.decode(m.data)) as T, revision: m.seq };

@@ -5,6 +5,8 @@ export interface OrderedReadOptions {
   lastPerSubject?: boolean;
   /** Skip messages stored before this time. */
   startTime?: Date;
+  /** Skip messages with a lower stream sequence (instead of `startTime`). */
+  startSeq?: number;
   /** Deliver headers only (and the size), not bodies. */
   headersOnly?: boolean;
 }
@@ -21,14 +23,17 @@ export async function* readOrdered(
 ): AsyncGenerator<JsMsg> {
   const deliver_policy = options.lastPerSubject
     ? DeliverPolicy.LastPerSubject
-    : options.startTime
-      ? DeliverPolicy.StartTime
-      : DeliverPolicy.All;
+    : options.startSeq
+      ? DeliverPolicy.StartSequence
+      : options.startTime
+        ? DeliverPolicy.StartTime
+        : DeliverPolicy.All;
   const oc = await js.consumers.getPushConsumer(stream, {
     filter_subjects: filter,
     deliver_policy,
     headers_only: options.headersOnly ?? false,
-    ...(options.startTime && !options.lastPerSubject ? { opt_start_time: options.startTime.toISOString() } : {}),
+    ...(options.startSeq && !options.lastPerSubject ? { opt_start_seq: options.startSeq } : {}),
+    ...(options.startTime && !options.startSeq && !options.lastPerSubject ? { opt_start_time: options.startTime.toISOString() } : {}),
   });
   if ((await oc.info()).num_pending === 0) {
     await oc.delete().catch(() => undefined);

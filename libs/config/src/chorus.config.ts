@@ -61,6 +61,8 @@ export interface ChorusConfig {
     leaseMs: number;
     /** Workflows kept in the active hub's recent index (for listing). */
     recentCapacity: number;
+    /** How far apart the processes' clocks may be; a takeover reads the ledger from that much earlier. */
+    clockSkewMs: number;
     /** How far back the totals count. */
     totalsRetentionMs: number;
   };
@@ -153,6 +155,7 @@ export function parseChorusConfig(env: Readonly<Record<string, string | undefine
       lingerMs: r.int('CHORUS_HUB_LINGER_MS', 20, 0, 1000),
       leaseMs: r.int('CHORUS_HUB_LEASE_MS', 3 * SECOND, 300, 60 * SECOND),
       recentCapacity: r.int('CHORUS_HUB_RECENT', 10_000, 10, 1_000_000),
+      clockSkewMs: r.int('CHORUS_HUB_CLOCK_SKEW_MS', 60 * SECOND, 0, 60 * 60 * SECOND),
       totalsRetentionMs: r.int('CHORUS_HUB_TOTALS_RETENTION_MS', 30 * DAY, 60 * SECOND, 3650 * DAY),
     },
   };
