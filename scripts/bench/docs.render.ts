@@ -132,7 +132,7 @@ function renderEnvelopes(out: string[], r: BenchResults): void {
     '',
   );
   out.push(
-    '"parse µs" is the median time of `parseEnvelope` (JSON, class-transformer, class-validator, subject check) on that envelope, which every consumer ' +
+    '"parse µs" is the median time of `parseEnvelope` (JSON, the compiled JSON Schema, subject check) on that envelope, which every consumer ' +
       'that receives it pays (the next agent and the hub).',
     '',
   );
@@ -292,9 +292,27 @@ Chorus all-in-one, the commit before these changes (38df994) and after them (cfd
 Repeated runs of the same build vary by up to ±30 % in throughput at c=64 on this machine (three runs of "after" with the same
 settings gave 254, 291 and 449 wf/s), so read the c=64 column as "somewhat better", the c=1 and CPU columns as the firmer figures. The "after" build
 also does more per workflow than "before": the intent agent asks the profiles' vocabulary for likely typos (one more
-request/reply per query). What the profile still shows: nats.js builds an error object (with its stack) for every request
-it completes (\`RequestOne.cancel\` in @nats-io/nats-core), socket writes (\`writev\`), garbage collection, and the
-responder's sentence scoring.
+request/reply per query).
+
+A second round (a9a518e → 368d057) took the next two items of the profile: the responder split and stemmed the sentences
+of every result again for every answer (its largest item, about 2.5 s of its 13 s under load), and now keeps the analysis
+of the last 2,000 texts it answered from (keyed by the text itself, so a changed document is analyzed afresh); the hub
+rebuilt two of a workflow's maps from their entries on every envelope, and now copies them by spread. Same command, each
+build run twice, alternating, on an idle machine (2026-11-30, 15:20 UTC); the means:
+
+| | wf/s c=1 | p50 ms c=1 | wf/s c=16 | wf/s c=64 | p50 ms c=64 | CPU s/1k wf c=1 | CPU s/1k wf c=64 | bytes/wf |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|
+| before (a9a518e) | 194 | 4.56 | 399 | 403 | 155 | 6.60 | 3.72 | 92,843 |
+| after (368d057) | 226 | 3.84 | 494 | 492 | 127 | 5.67 | 3.13 | 92,806 |
+| change | +17 % | −16 % | +24 % | +22 % | −18 % | −14 % | −16 % | 0 % |
+
+(Each round compares its two builds back to back; across rounds the figures differ with the builds in between and the
+machine's state at the time.)
+What the profile still shows: nats.js builds an error object (with its stack) for every request it completes
+(\`RequestOne.cancel\` in @nats-io/nats-core), socket writes (\`writev\`), garbage collection (most of it the hub's), envelope
+parsing, and \`crypto.getRandomValues\` for every message id (uuid v7). At concurrency 1, the section "Where a workflow's time
+goes" above shows the rest: the search hop (two profile requests in parallel, then one for the documents' texts) and the
+intent hop (the vocabulary request) are the longest; every hop pays a JetStream publish and its acknowledgement.
 
 ## Rerunning and profiling
 
