@@ -25,7 +25,14 @@ describe('hub at scale', () => {
       expect(done.body.status).toBe('completed');
       ids.push(done.body.correlation_id);
     }
-    const list = (await getJson(`${f.url}/v1/workflows?limit=50`)).body;
+    // The fill may end before the new hub serves lists (it starts consuming first): 503 until then.
+    const list = await waitFor(
+      async () => {
+        const reply = await getJson(`${f.url}/v1/workflows?limit=50`);
+        return reply.status === 200 ? reply.body : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 50, what: 'the new hub answering lists' },
+    );
     expect(list.workflows.map((w: { correlation_id: string }) => w.correlation_id)).toEqual(ids.slice(2).reverse());
     expect(list.complete).toBe(false);
     expect(list.next_cursor).toBeNull();
@@ -93,7 +100,14 @@ describe('hub takeover on a ledger older than the longest deadline', () => {
     const filled = await hub.waitFor(/"read":(\d+),"listed":(\d+),"complete":(true|false)[^\n]*recent index filled/);
     expect(filled.slice(1)).toEqual(['6', '8', 'true']);
 
-    const list = (await getJson(`${f.url}/v1/workflows?limit=50`)).body;
+    // The fill may end before the new hub serves lists (it starts consuming first): 503 until then.
+    const list = await waitFor(
+      async () => {
+        const reply = await getJson(`${f.url}/v1/workflows?limit=50`);
+        return reply.status === 200 ? reply.body : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 50, what: 'the new hub answering lists' },
+    );
     expect(list.workflows.map((w: { correlation_id: string }) => w.correlation_id)).toEqual([...older, ...newer].reverse());
     expect(list.complete).toBe(true);
   });
