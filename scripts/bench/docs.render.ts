@@ -105,11 +105,11 @@ function renderHops(out: string[], r: BenchResults): void {
   const floor = levelOf(r, JS_FLOOR, 1);
   out.push('### Where a workflow\'s time goes at concurrency 1', '');
   out.push(
-    `Apart from the measured levels, after as many to warm up, ${fmtInt(Math.max(...shown[0].hops!.map((h) => h.samples)))} workflows one after another, while a subscriber on every workflow subject timestamps each envelope as the server ` +
-      'delivers it: the median (and 90th percentile) time from one envelope to the next. `driver:submit` is the client\'s call (envelope built and validated, published, PubAck awaited); ' +
+    `Apart from the measured levels, after as many to warm up, ${fmtInt(Math.max(...shown[0].hops!.map((h) => h.samples)))} workflows one after another, while a subscriber on every workflow subject (on the driver\'s connection and thread) timestamps each envelope as it ` +
+      'receives it, before anything else: the median (and 90th percentile) time from one envelope to the next. `driver:submit` is when the client starts its submission (the envelope built and validated, then published; the first hop ends when the server delivers it); ' +
       '`driver:terminal seen` is when the client holds the hub\'s terminal status. An agent\'s hop includes its consumer\'s delivery, its work, and the publish of its result with the ' +
       'server\'s acknowledgement; the search hop includes the requests to the profile services, the intent hop the vocabulary request for typos, the last hop the hub\'s ledger update. ' +
-      'The subscriber\'s own copy of every envelope (about 100 KB a workflow) slows the run a little, so the medians add up to somewhat more than the measured level\'s p50. ' +
+      'The subscriber\'s own copy of every envelope (about 100 KB a workflow, parsed only for status updates) slows the run, and it shares the thread of the client it times, so the medians add up to more than the measured level\'s p50: read the table for where the time goes, the level for how long it takes. ' +
       (floor ? `For scale: the JetStream floor's whole chain (four trivial hops and the reply) takes ${floor.latency.p50.toFixed(2)} ms at the median, ${(floor.latency.p50 / 5).toFixed(2)} ms a message.` : ''),
     '',
   );
@@ -297,7 +297,10 @@ request/reply per query).
 A second round (a9a518e → 368d057) took the next two items of the profile: the responder split and stemmed the sentences
 of every result again for every answer (its largest item, about 2.5 s of its 13 s under load), and now keeps the analysis
 of the last 2,000 texts it answered from (keyed by the text itself, so a changed document is analyzed afresh); the hub
-rebuilt two of a workflow's maps from their entries on every envelope, and now copies them by spread. Same command, each
+rebuilt two of a workflow's maps from their entries on every envelope, and now copies them by spread. The benchmark's
+queries come from a few topics over the project's docs, so the responder's memo hits almost every time here; with varied
+queries over long documents it hits less (a text longer than the lead or passage size arrives as an excerpt chosen for the
+query), and the gain is smaller. Same command, each
 build run twice, alternating, on an idle machine (2026-11-30, 15:20 UTC); the means:
 
 | | wf/s c=1 | p50 ms c=1 | wf/s c=16 | wf/s c=64 | p50 ms c=64 | CPU s/1k wf c=1 | CPU s/1k wf c=64 | bytes/wf |

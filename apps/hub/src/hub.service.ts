@@ -128,9 +128,24 @@ export class HubService {
     this.log.info({ active, read, whole_ledger: whole, since: whole ? undefined : since?.toISOString() }, 'hub active: deadline timers and recent index rebuilt from the ledger');
     if (read === newest.length && !whole && span) {
       const before = Number.isFinite(lowestRevision) ? lowestRevision : span.lastRevision + 1;
-      void this.fillRecent(before, span.firstRevision, generation).catch((error: unknown) => {
-        this.log.warn({ err: error }, 'could not fill the recent index from the older ledger; lists show the workflows since the takeover window (complete: false)');
-      });
+      void this.fillRecentPatiently(before, span.firstRevision, generation);
+    }
+  }
+
+  /**
+   * {@link fillRecent}, tried again (from the start, after 1 s, doubling up to 30 s) while this
+   * activation lasts: a takeover often follows a NATS hiccup, and until the fill succeeds lists
+   * show only the workflows of the takeover window (with `complete: false`).
+   */
+  private async fillRecentPatiently(before: number, first: number, generation: number): Promise<void> {
+    for (let attempt = 1; this.generation === generation && this.active; attempt++) {
+      try {
+        return await this.fillRecent(before, first, generation);
+      } catch (error) {
+        const delay = Math.min(30_000, 1000 * 2 ** (attempt - 1));
+        this.log.warn({ err: error, attempt, retry_in_ms: delay }, 'could not fill the recent index from the older ledger; trying again');
+        await new Promise((resolve) => setTimeout(resolve, delay).unref());
+      }
     }
   }
 
@@ -138,8 +153,8 @@ export class HubService {
    * After a takeover that read only the ledger's newest part, fills the recent index with the
    * records stored before revision `before`, newest first, a range of revisions at a time (a range
    * of n holds at most n records), until the index is full or the ledger's first revision (`first`)
-   * is read: at most about a full index's worth of records, however large the ledger. In the
-   * background: the hub serves meanwhile, and lists say `complete: false` until it is done.
+   * is read: it keeps and parses at most the index's room, however large the ledger (the server
+   * may send some records past each range's end, which are dropped). In the background: the hub serves meanwhile, and lists say `complete: false` until it is done.
    */
   private async fillRecent(before: number, first: number, generation: number): Promise<void> {
     const started = Date.now();
@@ -164,7 +179,6 @@ export class HubService {
       end = start;
     }
     if (!current()) return;
-    // Oldest range first, each in the order it was written: the order the index evicts in.
     this.recent.backfill(ranges.reverse().flat().map(toSummary), end <= first);
     this.log.info({ read, listed: this.recent.size, complete: this.recent.complete, ms: Date.now() - started }, 'recent index filled from the older ledger');
   }

@@ -1,8 +1,8 @@
 import type { WorkflowSummary } from '@chorus/envelope';
 import { RecentIndex } from './recent.index';
 
-const row = (id: string, status: WorkflowSummary['status'] = 'completed'): WorkflowSummary =>
-  ({ correlation_id: id, tenant_id: 'default', status, started_at: '2026-11-30T00:00:00.000Z' }) as WorkflowSummary;
+const row = (id: string, status: WorkflowSummary['status'] = 'completed', startedSecond = 0): WorkflowSummary =>
+  ({ correlation_id: id, tenant_id: 'default', status, started_at: `2026-11-30T00:00:${String(startedSecond).padStart(2, '0')}.000Z` }) as WorkflowSummary;
 const ids = (index: RecentIndex) => [...index.values()].map((r) => r.correlation_id);
 
 describe('RecentIndex', () => {
@@ -29,6 +29,16 @@ describe('RecentIndex', () => {
     index.upsert(row('e'));
     index.upsert(row('f'));
     expect(ids(index)).toEqual(['b', 'c', 'd', 'e', 'f']);
+    expect(index.complete).toBe(false);
+  });
+
+  it('RecentIndex.backfill - orders by start, not by last write: a workflow that started later goes after one that finished later', () => {
+    const index = new RecentIndex(3);
+    index.upsert(row('long-runner', 'completed', 10)); // started at 10 s, last written in the takeover window
+    index.markPartial();
+    // Older rows come in the order of their last write: `b` (started at 12 s) finished before `a` (started at 11 s).
+    index.backfill([row('c', 'completed', 5), row('b', 'completed', 12), row('a', 'completed', 11)], true);
+    expect(ids(index)).toEqual(['long-runner', 'a', 'b']);
     expect(index.complete).toBe(false);
   });
 

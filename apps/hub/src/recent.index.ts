@@ -26,7 +26,7 @@ export class RecentIndex {
   }
 
   upsert(row: WorkflowSummary): void {
-    const key = `${row.tenant_id}.${row.correlation_id}`;
+    const key = keyOf(row);
     if (!this.rows.has(key) && this.rows.size >= this.capacity) {
       const oldest = this.rows.keys().next().value as string;
       this.rows.delete(oldest);
@@ -53,27 +53,27 @@ export class RecentIndex {
   }
 
   /**
-   * Adds rows older than every row it holds (oldest first), behind them: the newest rows stay the
-   * last to be evicted. A row it already holds is kept as it is (it is newer). `reachedStart`: the
-   * rows go back to the ledger's first record, so the index is complete if nothing had to go.
+   * Adds rows from the older ledger. A row it already holds is kept as it is (it is newer). All
+   * are then ordered by when their workflow started, the order live rows arrive in and the index
+   * evicts in, and the earliest started go first past its capacity (a list, newest first, then
+   * has no gap). `reachedStart`: the rows go back to the ledger's first record, so the index is
+   * complete if nothing had to go.
    */
   backfill(older: readonly WorkflowSummary[], reachedStart: boolean): void {
-    const merged = new Map<string, WorkflowSummary>();
-    for (const row of older) {
-      const key = `${row.tenant_id}.${row.correlation_id}`;
-      if (!this.rows.has(key)) merged.set(key, row);
-    }
-    for (const [key, row] of this.rows) merged.set(key, row);
-    for (const key of merged.keys()) {
-      if (merged.size <= this.capacity) break;
-      merged.delete(key);
-      this.evicted = true;
-    }
-    this.rows = merged;
+    const rows = [...older.filter((row) => !this.rows.has(keyOf(row))), ...this.rows.values()];
+    // Stable: rows that started in the same millisecond keep the order they came in.
+    rows.sort((a, b) => (a.started_at < b.started_at ? -1 : a.started_at > b.started_at ? 1 : 0));
+    const excess = Math.max(0, rows.length - this.capacity);
+    if (excess > 0) this.evicted = true;
+    this.rows = new Map(rows.slice(excess).map((row) => [keyOf(row), row]));
     if (reachedStart) this.partial = false;
   }
 
   values(): IterableIterator<WorkflowSummary> {
     return this.rows.values();
   }
+}
+
+function keyOf(row: WorkflowSummary): string {
+  return `${row.tenant_id}.${row.correlation_id}`;
 }

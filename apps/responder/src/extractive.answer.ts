@@ -104,12 +104,17 @@ interface AnalyzedSentence {
 
 /**
  * The quotable sentences of recently answered texts, analyzed (bounded, least recently used out).
- * The same documents answer query after query, and splitting and stemming their sentences was
- * most of the responder's CPU (docs/benchmarks.md). Keyed by the text itself, so a changed
- * document is analyzed afresh.
+ * Popular documents answer query after query, and splitting and stemming their sentences was the
+ * responder's largest CPU item (docs/benchmarks.md). Keyed by the text itself, so a changed
+ * document is analyzed afresh. A text longer than the search's lead and passage sizes reaches the
+ * responder as a query-biased excerpt, which differs between queries: those hit only for the same
+ * or similar queries. Bounded by entries and by characters (texts may be up to
+ * CHORUS_DOCUMENT_CHARS long), about 40 MB at most with the analysis.
  */
-const ANALYZED_CAPACITY = 2000;
+const ANALYZED_MAX_ENTRIES = 2000;
+const ANALYZED_MAX_CHARS = 8_000_000;
 const analyzed = new Map<string, readonly AnalyzedSentence[]>();
+let analyzedChars = 0;
 
 function analyzedSentences(text: string): readonly AnalyzedSentence[] {
   let entry = analyzed.get(text);
@@ -122,9 +127,14 @@ function analyzedSentences(text: string): readonly AnalyzedSentence[] {
         const terms = analyzeEnglish(s);
         return { sentence: s.trim(), distinct: new Set(terms), length: terms.length };
       });
+    analyzedChars += text.length;
   }
   analyzed.set(text, entry);
-  if (analyzed.size > ANALYZED_CAPACITY) analyzed.delete(analyzed.keys().next().value!);
+  while (analyzed.size > 1 && (analyzed.size > ANALYZED_MAX_ENTRIES || analyzedChars > ANALYZED_MAX_CHARS)) {
+    const oldest = analyzed.keys().next().value!;
+    analyzed.delete(oldest);
+    analyzedChars -= oldest.length;
+  }
   return entry;
 }
 

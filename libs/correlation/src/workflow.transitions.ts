@@ -168,11 +168,11 @@ function ownValue<T>(map: Readonly<Record<string, T>>, key: string): T | undefin
 }
 
 /**
- * A copy of `map` with `key` set as an own property, even `__proto__` (Object.fromEntries defines
- * properties, it never assigns through the prototype's setter), so the JSON the ledger stores keeps it.
+ * A copy of `map` with `key` set as an own property, even `__proto__`: spread and a computed key
+ * define properties (only the literal `__proto__: v` form sets the prototype), so the JSON the
+ * ledger stores keeps it.
  */
 function withEntry<T>(map: Readonly<Record<string, T>>, key: string, value: T): Record<string, T> {
-  // A computed key defines an own property even for `__proto__` (only the literal form sets the prototype).
   return { ...map, [key]: value };
 }
 
