@@ -25,6 +25,7 @@ import type { Logger } from '@chorus/observability';
 import { AgentStats } from './agent.stats';
 import { DeadlineQueue } from './deadline.queue';
 import { KeyedMutex } from './keyed.mutex';
+import { fillRecentIndexPatiently, readTakeoverWindow, type TakeoverTarget } from './ledger.takeover';
 import type { LedgerEntry, LedgerStore } from './ledger.store';
 import { RecentIndex } from './recent.index';
 
@@ -96,91 +97,19 @@ export class HubService {
     const generation = ++this.generation;
     this.ledger.clear();
     this.recent.clear();
-    // Only the records written lately can still be running: a workflow running when the last write
-    // was made started less than the longest deadline before it, and was written when it started.
-    // Reading just that window keeps a failover quick on a ledger of millions of workflows.
-    const span = await this.ledger.span();
-    const since = span ? new Date(span.last.getTime() - this.options.maxDeadlineMs - this.options.clockSkewMs) : null;
-    const whole = !span || !since || span.first.getTime() >= since.getTime();
-    const newest: WorkflowRecord[] = [];
-    let active = 0;
-    let read = 0;
-    let lowestRevision = Infinity;
-    for await (const { value, revision } of this.ledger.entries(whole || !since ? {} : { since })) {
-      read += 1;
-      lowestRevision = Math.min(lowestRevision, revision);
-      if (!isTerminalStatus(value.status)) {
-        this.deadlines.schedule(ledgerKey(value.tenant_id, value.correlation_id), this.deadlineOf(value));
-        active += 1;
-      }
-      newest.push(value);
-      if (newest.length > this.options.recentCapacity * 2) keepNewest(newest, this.options.recentCapacity);
-      // Let lease renewals and queries in between: a large window takes a while to read.
-      if (read % 1000 === 0) await new Promise((resolve) => setImmediate(resolve));
-    }
-    keepNewest(newest, this.options.recentCapacity);
-    for (const r of newest.reverse()) this.recent.upsert(toSummary(r));
-    if (read > newest.length) this.recent.markIncomplete();
-    else if (!whole) this.recent.markPartial();
+    const target: TakeoverTarget = {
+      ledger: this.ledger,
+      recent: this.recent,
+      recentCapacity: this.options.recentCapacity,
+      log: this.log,
+      track: (record) => this.deadlines.schedule(ledgerKey(record.tenant_id, record.correlation_id), this.deadlineOf(record)),
+    };
+    const { active, read, whole, since, fill } = await readTakeoverWindow(target, this.options.maxDeadlineMs + this.options.clockSkewMs);
     this.active = true;
     this.sweeper = setInterval(() => void this.sweep(), this.options.sweepIntervalMs);
     this.sweeper.unref();
-    this.log.info({ active, read, whole_ledger: whole, since: whole ? undefined : since?.toISOString() }, 'hub active: deadline timers and recent index rebuilt from the ledger');
-    if (read === newest.length && !whole && span) {
-      const before = Number.isFinite(lowestRevision) ? lowestRevision : span.lastRevision + 1;
-      void this.fillRecentPatiently(before, span.firstRevision, generation);
-    }
-  }
-
-  /**
-   * {@link fillRecent}, tried again (from the start, after 1 s, doubling up to 30 s) while this
-   * activation lasts: a takeover often follows a NATS hiccup, and until the fill succeeds lists
-   * show only the workflows of the takeover window (with `complete: false`).
-   */
-  private async fillRecentPatiently(before: number, first: number, generation: number): Promise<void> {
-    for (let attempt = 1; this.generation === generation && this.active; attempt++) {
-      try {
-        return await this.fillRecent(before, first, generation);
-      } catch (error) {
-        const delay = Math.min(30_000, 1000 * 2 ** (attempt - 1));
-        this.log.warn({ err: error, attempt, retry_in_ms: delay }, 'could not fill the recent index from the older ledger; trying again');
-        await new Promise((resolve) => setTimeout(resolve, delay).unref());
-      }
-    }
-  }
-
-  /**
-   * After a takeover that read only the ledger's newest part, fills the recent index with the
-   * records stored before revision `before`, newest first, a range of revisions at a time (a range
-   * of n holds at most n records), until the index is full or the ledger's first revision (`first`)
-   * is read: it keeps and parses at most the index's room, however large the ledger (the server
-   * may send some records past each range's end, which are dropped). In the background: the hub serves meanwhile, and lists say `complete: false` until it is done.
-   */
-  private async fillRecent(before: number, first: number, generation: number): Promise<void> {
-    const started = Date.now();
-    const current = () => this.generation === generation && this.active;
-    const ranges: WorkflowRecord[][] = [];
-    let collected = 0;
-    let read = 0;
-    let end = before;
-    while (current() && end > first && collected < this.recent.room) {
-      const start = Math.max(first, end - (this.recent.room - collected));
-      const rows: WorkflowRecord[] = [];
-      for await (const { value } of this.ledger.entries({ fromRevision: start, beforeRevision: end })) {
-        read += 1;
-        // Running past the longest deadline cannot happen, but a timer costs nothing if it did.
-        if (!isTerminalStatus(value.status)) this.deadlines.schedule(ledgerKey(value.tenant_id, value.correlation_id), this.deadlineOf(value));
-        rows.push(value);
-        if (read % 1000 === 0) await new Promise((resolve) => setImmediate(resolve));
-        if (!current()) return;
-      }
-      ranges.push(rows);
-      collected += rows.length;
-      end = start;
-    }
-    if (!current()) return;
-    this.recent.backfill(ranges.reverse().flat().map(toSummary), end <= first);
-    this.log.info({ read, listed: this.recent.size, complete: this.recent.complete, ms: Date.now() - started }, 'recent index filled from the older ledger');
+    this.log.info({ active, read, whole_ledger: whole, since: since?.toISOString() }, 'hub active: deadline timers and recent index rebuilt from the ledger');
+    if (fill) void fillRecentIndexPatiently(target, fill, () => this.generation === generation && this.active);
   }
 
   /**
@@ -454,9 +383,4 @@ export class HubService {
     log.info({ correlation_id: record.correlation_id, status: change.status, reason: change.reason }, `workflow ${change.status}`);
     return recordAnnouncement(record, update, { idempotencyKey: published.idempotencyKey, streamSeq: published.seq });
   }
-}
-
-function keepNewest(records: WorkflowRecord[], n: number): void {
-  records.sort((a, b) => b.started_at.localeCompare(a.started_at));
-  records.length = Math.min(records.length, n);
 }
