@@ -27,6 +27,7 @@ export {
   type ProfileRegistryOptions,
 } from './profile.registry';
 export { requestReply, serveRequests, type Reply, type Responder } from './request-reply';
+export { releaseAnsweredRequestsCheaply } from './request-release';
 export { serveNestPattern, type NestError } from './nest-compat.gateway';
 export { runProcess, runStandalone, type Component, type ProcessOptions, type RunningProcess } from './process.runtime';
 export { readWorkflowHistory, type HistoryEntry } from './workflow.history';

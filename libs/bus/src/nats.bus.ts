@@ -25,6 +25,7 @@ import type { BusOptions } from './bus.options';
 import { NatsUnreachableError, NoJetStreamError } from './bus.errors';
 import { FinishedWorkflows } from './finished-workflows';
 import { ChorusHeaders } from './headers';
+import { releaseAnsweredRequestsCheaply } from './request-release';
 import { isRevisionConflict, isTransient } from './transient-error';
 
 /** The longest a publish is retried while JetStream has no leader to store it (a failover, a restart). */
@@ -249,6 +250,7 @@ export class Bus {
 }
 
 async function connectNats(options: BusOptions): Promise<NatsConnection> {
+  releaseAnsweredRequestsCheaply();
   try {
     return await connect({
       servers: options.servers,

@@ -1,7 +1,7 @@
 import { StepFailedError } from '@chorus/envelope';
 import { createRootLogger } from '@chorus/observability';
 import { startNats, type NatsHandle } from '@chorus/testing';
-import { Bus, BusErrorCodes, RemoteError, defaultBusOptions, requestReply, serveRequests } from '@chorus/bus';
+import { Bus, BusErrorCodes, RemoteError, defaultBusOptions, releaseAnsweredRequestsCheaply, requestReply, serveRequests } from '@chorus/bus';
 
 const log = createRootLogger({ name: 'test', level: 'silent' });
 
@@ -62,5 +62,37 @@ describe('serveRequests', () => {
     expect(large.code).toBe(BusErrorCodes.ReplyTooLarge);
     expect(large.message).toMatch(/max_payload/);
     expect(rejections).toEqual([]);
+  });
+});
+
+describe('releaseAnsweredRequestsCheaply', () => {
+  let nats: NatsHandle;
+  let bus: Bus;
+
+  beforeAll(async () => {
+    nats = await startNats();
+    bus = await Bus.connect({ ...defaultBusOptions(), servers: [nats.url], name: 'test' }, log);
+  });
+  afterAll(async () => {
+    await bus?.close();
+    await nats?.stop();
+  });
+
+  it('releaseAnsweredRequestsCheaply - applies to the pinned nats.js; answered, refused and timed-out requests settle as before and leave nothing behind', async () => {
+    // A library update that changes RequestOne turns the release off: this says so, to look again.
+    expect(releaseAnsweredRequestsCheaply()).toBe(true);
+    const sub = bus.nc.subscribe('test.echo', { callback: (_e, m) => void m.respond(m.data) });
+    await bus.nc.flush();
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => bus.nc.request('test.echo', new TextEncoder().encode(`n${i}`), { timeout: 2000 })));
+    expect(answers.map((m) => m.string())).toEqual(Array.from({ length: 50 }, (_, i) => `n${i}`));
+    await expect(bus.nc.request('test.nobody', new Uint8Array(), { timeout: 2000 })).rejects.toThrow(/no responders/i);
+    const silent = bus.nc.subscribe('test.silent', { callback: () => undefined });
+    await bus.nc.flush();
+    await expect(bus.nc.request('test.silent', new Uint8Array(), { timeout: 100 })).rejects.toThrow(/timeout/i);
+    // Every request's reply token was dropped from the shared inbox's table.
+    const mux = (bus.nc as unknown as { protocol: { muxSubscriptions: { reqs: Map<string, unknown> } } }).protocol.muxSubscriptions;
+    expect(mux.reqs.size).toBe(0);
+    sub.unsubscribe();
+    silent.unsubscribe();
   });
 });
