@@ -315,7 +315,7 @@ A third item came next: nats.js built an error object, with its stack, for every
 in @nats-io/nats-core rejects the already settled promise with a new \`RequestError\`), about 15 µs for each of the ~15
 requests of a workflow (JetStream publishes, KV writes, profile searches). \`libs/bus/src/request-release.ts\` releases an
 answered request without building it, applied only to the pinned library's implementation (a test fails if it changes).
-Same command, each build twice, alternating (2026-11-30, 16:30 UTC): CPU per 1,000 workflows 4.82 → 4.64 s at c=1 and
+Same command, each build twice, alternating (2026-11-30, 16:15 UTC): CPU per 1,000 workflows 4.82 → 4.64 s at c=1 and
 3.09 → 2.84 s at c=64, p50 at c=1 3.30 → 3.17 ms, throughput at c=64 501 → 550 wf/s (the noisiest figure).
 
 What the profile still shows: socket writes (\`writev\`), garbage collection (most of it the hub's), envelope parsing, and
