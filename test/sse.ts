@@ -5,8 +5,13 @@ export interface SseEvent {
   data: any;
 }
 
-/** Reads a whole SSE response (until the server ends it, or `timeoutMs`). */
-export async function readSse(url: string, headers: Record<string, string> = {}, timeoutMs = 15_000): Promise<{ status: number; events: SseEvent[]; contentType: string | null }> {
+/** Reads a whole SSE response (until the server ends it, or `timeoutMs`); `onEvent` sees each event as it arrives. */
+export async function readSse(
+  url: string,
+  headers: Record<string, string> = {},
+  timeoutMs = 15_000,
+  onEvent?: (event: SseEvent) => void,
+): Promise<{ status: number; events: SseEvent[]; contentType: string | null }> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   const res = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: controller.signal });
@@ -27,7 +32,9 @@ export async function readSse(url: string, headers: Record<string, string> = {},
         const lines = block.split('\n').filter((l) => !l.startsWith(':'));
         if (lines.length === 0) continue;
         const field = (name: string) => lines.filter((l) => l.startsWith(`${name}: `)).map((l) => l.slice(name.length + 2));
-        events.push({ event: field('event')[0] ?? 'message', id: field('id')[0], data: JSON.parse(field('data').join('\n')) });
+        const event: SseEvent = { event: field('event')[0] ?? 'message', id: field('id')[0], data: JSON.parse(field('data').join('\n')) };
+        events.push(event);
+        onEvent?.(event);
       }
     }
   } finally {

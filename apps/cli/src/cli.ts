@@ -49,7 +49,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     terminalGraceMs: config.workflow.terminalGraceMs,
   });
   try {
-    return await execute(args, client, io, bus);
+    return await execute(args, client, io, bus, config.workflow.watchGraceMs);
   } catch (e) {
     if (e instanceof InvalidEnvelopeError) {
       io.stderr(`chorus: invalid query:\n${e.errors.map((f) => `  ${f.field}: ${f.messages.join('; ')}`).join('\n')}`);
@@ -66,7 +66,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus): Promise<number> {
+async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus, watchGraceMs: number): Promise<number> {
   const print = (value: unknown, text: () => string) => io.stdout(args.json ? JSON.stringify(value, null, 2) : text());
   const tenant = args.tenant ?? DEFAULT_TENANT;
   switch (args.command) {
@@ -110,7 +110,7 @@ async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus)
     case 'watch': {
       const workflow = await client.workflow(args.positional[0], tenant);
       if (!workflow) return notFound(io, args.positional[0]);
-      const finished = await watch(bus, client, workflow, { stdout: io.stdout, live: args.json ? undefined : io.live }, args.json);
+      const finished = await watch(bus, client, workflow, { stdout: io.stdout, live: args.json ? undefined : io.live }, args.json, watchGraceMs);
       return finished ? exitFor(finished) : ExitCodes.WorkflowNotCompleted;
     }
     case 'list': {

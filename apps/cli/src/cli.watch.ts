@@ -13,8 +13,9 @@ export interface WatchIo {
 /**
  * Follows a workflow: one line per step as it happens (time since the query, message type, agent,
  * status and what the step decided), a live status line on a terminal, then the finished workflow.
+ * Null, after saying why, when the hub has not confirmed an end `graceMs` after the deadline.
  */
-export async function watch(bus: Bus, client: ChorusClient, view: WorkflowView, io: WatchIo, json: boolean): Promise<WorkflowView | null> {
+export async function watch(bus: Bus, client: ChorusClient, view: WorkflowView, io: WatchIo, json: boolean, graceMs: number): Promise<WorkflowView | null> {
   const started = Date.parse(view.started_at);
   let frame = 0;
   let status = view.status;
@@ -22,8 +23,13 @@ export async function watch(bus: Bus, client: ChorusClient, view: WorkflowView, 
     ? setInterval(() => io.live!(`${SPINNER[frame++ % SPINNER.length]} ${status} ${((Date.now() - started) / 1000).toFixed(1)} s`), 100)
     : undefined;
   try {
-    for await (const event of watchWorkflow(bus, view.tenant_id, view.correlation_id, { since: new Date(started - 60_000) })) {
+    for await (const event of watchWorkflow(bus, view.tenant_id, view.correlation_id, { since: new Date(started - 60_000), giveUpAfterDeadlineMs: graceMs })) {
       if (event.kind === 'terminal') break;
+      if (event.kind === 'unconfirmed') {
+        io.live?.('');
+        io.stdout(json ? JSON.stringify({ correlation_id: view.correlation_id, unconfirmed: event.reason }) : `\n${event.reason}`);
+        return null;
+      }
       const e = event.envelope;
       if (e.agent !== 'hub' && e.message_type !== 'query') status = 'running';
       io.live?.('');

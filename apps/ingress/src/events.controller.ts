@@ -37,7 +37,9 @@ export class EventsController {
   /**
    * Server-sent events: `step` for every envelope of the workflow as it happens (the ones already
    * stored first), `status` when the status changes, then exactly one `terminal` event carrying the
-   * finished workflow, and the stream ends.
+   * finished workflow, and the stream ends. If the hub has not confirmed an end a while after the
+   * workflow's deadline (CHORUS_WATCH_GRACE_MS, a minute by default) (it is down, or cut off from the ingress), the stream ends instead with one
+   * `unconfirmed` event giving the reason; a client may reconnect later, or read the workflow.
    */
   @Get(':id/events')
   @ApiOperation({ summary: 'Server-sent events: `step`s and `status` changes as they happen, then one `terminal` event' })
@@ -72,10 +74,14 @@ export class EventsController {
     try {
       let status: string = view?.status ?? 'pending';
       send('status', { correlation_id: id, workflow_status: status });
-      for await (const event of watchWorkflow(this.bus, tenant, id, { since, signal: aborted.signal })) {
+      for await (const event of watchWorkflow(this.bus, tenant, id, { since, signal: aborted.signal, giveUpAfterDeadlineMs: this.options.watchGraceMs })) {
         if (event.kind === 'terminal') {
           // The watch ends on the ledger's view of the finished workflow, not on an announcement.
           send('terminal', event.view, `terminal-${id}`);
+          break;
+        }
+        if (event.kind === 'unconfirmed') {
+          send('unconfirmed', { correlation_id: id, deadline: event.deadline, reason: event.reason, status_url: `/v1/workflows/${id}` });
           break;
         }
         const e = event.envelope;

@@ -35,7 +35,7 @@ export async function startIngress(bus: Bus, config: ChorusConfig, parentLog: Lo
     terminalGraceMs: config.workflow.terminalGraceMs,
   });
   const app = await NestFactory.create<NestExpressApplication>(
-    IngressModule.register(bus, client, { maxDeadlineMs: config.workflow.maxDeadlineMs, apiKeys: config.http.apiKeys }),
+    IngressModule.register(bus, client, { maxDeadlineMs: config.workflow.maxDeadlineMs, watchGraceMs: config.workflow.watchGraceMs, apiKeys: config.http.apiKeys }),
     { bodyParser: false, logger: new PinoNestLogger(log) },
   );
   app.use(countResponses(bus.metrics.registry));
@@ -47,7 +47,7 @@ export async function startIngress(bus: Bus, config: ChorusConfig, parentLog: Lo
     }),
   );
   let url = config.publicUrl ?? '';
-  mountA2A(app, { bus, client, keys: new ApiKeys(config.http.apiKeys), log, publicUrl: () => url });
+  mountA2A(app, { bus, client, keys: new ApiKeys(config.http.apiKeys), log, publicUrl: () => url, watchGraceMs: config.workflow.watchGraceMs });
   if (!mountDashboard(app, config.root)) log.warn({ dir: dashboardDir(config.root) }, 'dashboard files not found; GET / will be 404');
   app.use(requireJson);
   app.useBodyParser('json', { limit: config.http.bodyLimitBytes });

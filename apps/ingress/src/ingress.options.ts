@@ -1,6 +1,8 @@
 /** What the HTTP layer needs to know besides the client. */
 export interface IngressOptions {
   maxDeadlineMs: number;
+  /** How long after a workflow's deadline an event stream waits for the hub to confirm its end. */
+  watchGraceMs: number;
   /** API key → tenant; empty for development mode. */
   apiKeys: Readonly<Record<string, string>>;
 }

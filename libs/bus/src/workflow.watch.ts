@@ -12,10 +12,15 @@ import type { Bus } from './nats.bus';
 import { requestReply } from './request-reply';
 import { readWorkflowHistory } from './workflow.history';
 
-/** What watching a workflow yields: its envelopes in order, then (once) how it ended, as the hub's ledger has it. */
+/**
+ * What watching a workflow yields: its envelopes in order, then once either how it ended, as the
+ * hub's ledger has it, or (with `giveUpAfterDeadlineMs`) that the ledger had not confirmed an end
+ * that long after the workflow's deadline: the hub is down or cut off, and the outcome is unknown.
+ */
 export type WorkflowEvent =
   | { kind: 'envelope'; envelope: Envelope }
-  | { kind: 'terminal'; status: WorkflowStatus; view: WorkflowView };
+  | { kind: 'terminal'; status: WorkflowStatus; view: WorkflowView }
+  | { kind: 'unconfirmed'; deadline: string; reason: string };
 
 /**
  * After an announcement the ledger does not confirm yet, how often the watcher asks again: every
@@ -26,6 +31,8 @@ export type WorkflowEvent =
 const CLAIM_RECHECK_MS = 30_000;
 const RECHECK_EVERY_MS = 1000;
 const RECHECK_SLOWLY_EVERY_MS = 5000;
+/** setTimeout's longest delay (about 24.8 days); a longer wait just wakes and waits again. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * A workflow's envelopes as they happen: the ones already stored first (read back from the stream),
@@ -35,12 +42,16 @@ const RECHECK_SLOWLY_EVERY_MS = 5000;
  * A `status_update` from agent `hub` only prompts the question: any client allowed to publish a
  * status update can claim to be the hub (NATS does not tell a message's publisher), so the watch
  * ends on the ledger's answer, never on the claim.
+ *
+ * Without `giveUpAfterDeadlineMs` a watch whose hub never answers again lasts until `signal` aborts
+ * it. With it, the watch ends that long after the workflow's deadline (as its envelopes carry it)
+ * with one `unconfirmed` event, after a last question to the hub.
  */
 export async function* watchWorkflow(
   bus: Bus,
   tenantId: string,
   correlationId: string,
-  options: { since?: Date; signal?: AbortSignal } = {},
+  options: { since?: Date; signal?: AbortSignal; giveUpAfterDeadlineMs?: number } = {},
 ): AsyncGenerator<WorkflowEvent> {
   const live: Envelope[] = [];
   let wake: (() => void) | undefined;
@@ -56,7 +67,11 @@ export async function* watchWorkflow(
   options.signal?.addEventListener('abort', onAbort);
   /** When an announcement the ledger did not confirm was seen (null: none pending). */
   let claimedAt: number | null = null;
+  /** The workflow's deadline, from its envelopes (every hop carries it unchanged). */
+  let deadline: string | null = null;
+  const giveUpAt = (): number => (deadline === null || options.giveUpAfterDeadlineMs === undefined ? Infinity : Date.parse(deadline) + options.giveUpAfterDeadlineMs);
   const ended = async (envelope: Envelope | null): Promise<WorkflowView | null> => {
+    if (envelope) deadline = envelope.deadline;
     if (envelope && terminalStatusOf(envelope)) claimedAt = Date.now();
     if (claimedAt === null) return null;
     return confirmEnded(bus, tenantId, correlationId, { attempts: envelope ? 20 : 1, signal: options.signal });
@@ -76,16 +91,23 @@ export async function* watchWorkflow(
     while (!options.signal?.aborted) {
       const next = live.shift();
       if (!next) {
+        if (Date.now() >= giveUpAt()) {
+          const view = await confirmEnded(bus, tenantId, correlationId, { attempts: 1, signal: options.signal });
+          if (view) return yield { kind: 'terminal', status: view.status, view };
+          const reason = `the hub has not confirmed how workflow ${correlationId} ended ${Math.round(options.giveUpAfterDeadlineMs! / 1000)} s after its deadline (${deadline}); the hub may be down or cut off, and the workflow may still be recorded later`;
+          return yield { kind: 'unconfirmed', deadline: deadline!, reason };
+        }
         const timedOut = await new Promise<boolean>((resolve) => {
           const every = claimedAt !== null && Date.now() - claimedAt > CLAIM_RECHECK_MS ? RECHECK_SLOWLY_EVERY_MS : RECHECK_EVERY_MS;
-          const timer = claimedAt === null ? undefined : setTimeout(() => resolve(true), every);
+          const wait = Math.min(claimedAt === null ? Infinity : every, giveUpAt() - Date.now());
+          const timer = Number.isFinite(wait) ? setTimeout(() => resolve(true), Math.min(Math.max(0, wait), MAX_TIMER_MS)) : undefined;
           wake = () => {
             clearTimeout(timer);
             resolve(false);
           };
         });
         wake = undefined;
-        if (timedOut) {
+        if (timedOut && claimedAt !== null) {
           const view = await ended(null);
           if (view) return yield { kind: 'terminal', status: view.status, view };
         }

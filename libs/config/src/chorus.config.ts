@@ -22,7 +22,14 @@ export interface ChorusConfig {
     /** API key → tenant. Empty: development mode, no key needed, the tenant comes from the request. */
     apiKeys: Record<string, string>;
   };
-  workflow: { defaultDeadlineMs: number; maxDeadlineMs: number; defaultTopK: number; terminalGraceMs: number };
+  workflow: {
+    defaultDeadlineMs: number;
+    maxDeadlineMs: number;
+    defaultTopK: number;
+    terminalGraceMs: number;
+    /** How long after a workflow's deadline its watchers (SSE, A2A, `chorus watch`) wait for the hub to confirm its end. */
+    watchGraceMs: number;
+  };
   correlation: { strategy: CorrelationStrategy; secret: string };
   /** A JSONL corpus (`{"id","title","text"}` per line); absent means the project's own docs. */
   corpusPath: string | undefined;
@@ -123,6 +130,7 @@ export function parseChorusConfig(env: Readonly<Record<string, string | undefine
       maxDeadlineMs: r.int('CHORUS_MAX_DEADLINE_MS', 5 * 60 * SECOND, 100, 60 * 60 * SECOND),
       defaultTopK: r.int('CHORUS_DEFAULT_TOP_K', 10, 1, 100),
       terminalGraceMs: r.int('CHORUS_TERMINAL_GRACE_MS', 3 * SECOND, 0, 60 * SECOND),
+      watchGraceMs: r.int('CHORUS_WATCH_GRACE_MS', 60 * SECOND, 0, 60 * 60 * SECOND),
     },
     correlation: {
       strategy: r.oneOf<CorrelationStrategy>('CHORUS_CORRELATION_STRATEGY', 'uuidv7', ['uuidv7', 'session']),

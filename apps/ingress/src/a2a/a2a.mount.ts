@@ -23,10 +23,10 @@ const CARD_TTL_MS = 5_000;
  */
 export function mountA2A(
   app: NestExpressApplication,
-  deps: { bus: Bus; client: ChorusClient; keys: ApiKeys; log: Logger; publicUrl: () => string },
+  deps: { bus: Bus; client: ChorusClient; keys: ApiKeys; log: Logger; publicUrl: () => string; watchGraceMs: number },
 ): void {
   const cards = new LiveAgentCard(deps.bus, deps.publicUrl, deps.keys.enabled);
-  const executor = new ChorusExecutor(deps.bus, deps.client, deps.log);
+  const executor = new ChorusExecutor(deps.bus, deps.client, deps.log, deps.watchGraceMs);
   const handler = new DefaultRequestHandler(cards.base(), new ChorusTaskStore(deps.client, deps.log), executor);
   app.use(AGENT_CARD_PATH, agentCardHandler({ agentCardProvider: () => cards.current(), cache: { maxAge: 5 }, legacyCompat: { enabled: true } }));
   app.use(

@@ -10,7 +10,10 @@ import type { A2AUser } from './a2a.user';
  * Runs each A2A task as one Chorus workflow (the task id is the correlation id): a Task, a
  * `working` status update for every step as the agents publish it, the answer and the ranked
  * results as artifacts, then exactly one terminal status — completed, failed (a failure or a
- * timeout, with the reason) or canceled.
+ * timeout, with the reason) or canceled. If the hub has not confirmed an end a while after the
+ * workflow's deadline (CHORUS_WATCH_GRACE_MS, a minute by default) (it is down or cut off), the task is left `working` with that reason as its
+ * last message, rather than waited on for ever or given an outcome nobody knows; `tasks/get` reads
+ * the ledger again later.
  */
 export class ChorusExecutor implements AgentExecutor {
   /** Tenants of the tasks running in this process: `cancelTask` is not told whose task it is. */
@@ -20,6 +23,8 @@ export class ChorusExecutor implements AgentExecutor {
     private readonly bus: Bus,
     private readonly client: ChorusClient,
     private readonly log: Logger,
+    /** How long after a workflow's deadline to wait for the hub to confirm its end (CHORUS_WATCH_GRACE_MS). */
+    private readonly watchGraceMs: number,
   ) {}
 
   async execute(ctx: RequestContext, events: ExecutionEventBus): Promise<void> {
@@ -53,11 +58,16 @@ export class ChorusExecutor implements AgentExecutor {
         }
         throw e;
       }
-      for await (const event of watchWorkflow(this.bus, tenant, taskId, { since: new Date(Date.now() - 60_000) })) {
+      const watching = watchWorkflow(this.bus, tenant, taskId, { since: new Date(Date.now() - 60_000), giveUpAfterDeadlineMs: this.watchGraceMs });
+      for await (const event of watching) {
         if (event.kind === 'terminal') {
           // The watch ends on the hub ledger's view of the finished workflow (never on an announcement alone).
           this.finish(event.view, taskId, contextId, events);
           return;
+        }
+        if (event.kind === 'unconfirmed') {
+          this.log.warn({ correlation_id: taskId, deadline: event.deadline }, 'A2A task left working: the hub did not confirm its end');
+          return status(TaskState.TASK_STATE_WORKING, event.reason);
         }
         const e = event.envelope;
         if (e.message_type === 'query' || e.message_type === 'status_update') continue;
