@@ -15,7 +15,7 @@ export function mountWorkflow(outlet, { scope, params: [id], query, ctx }) {
   const { api } = ctx;
   const q = toQuery({ tenant_id: query.tenant });
   const base = `/v1/workflows/${encodeURIComponent(id)}`;
-  const model = { view: null, status: 'pending', events: [], eventIds: new Set(), envelopes: null, streaming: false, terminalSeen: false, gone: false };
+  const model = { view: null, status: 'pending', events: [], eventIds: new Set(), envelopes: null, streaming: false, terminalSeen: false, unconfirmed: false, gone: false };
 
   const title = h('h1', { tabindex: -1, class: 'wf-title' }, `Workflow ${shortId(id)}`);
   const badges = h('span', { class: 'title-badges', role: 'status' });
@@ -65,6 +65,10 @@ export function mountWorkflow(outlet, { scope, params: [id], query, ctx }) {
       if (Array.isArray(data.steps)) applyView(data);
       else api.get(base + q, { signal: scope.signal }).then(applyView, () => {});
       loadHistory();
+    } else if (event === 'unconfirmed') {
+      // The hub has not confirmed an end well after the deadline: say so, then poll the workflow.
+      model.unconfirmed = true;
+      showNotice(`${data.reason}. Checking the workflow every 2 s.`);
     }
     scheduleRender();
   };
@@ -85,6 +89,7 @@ export function mountWorkflow(outlet, { scope, params: [id], query, ctx }) {
     scheduleRender();
     try {
       await api.stream(`${base}/events${q}`, { signal: scope.signal, onEvent });
+      if (model.unconfirmed) return pollUntilDone();
       if (!model.terminalSeen) throw new Error('the event stream ended before the workflow did');
     } catch (err) {
       if (scope.disposed || err.name === 'AbortError') return;
@@ -103,6 +108,7 @@ export function mountWorkflow(outlet, { scope, params: [id], query, ctx }) {
       applyView(await api.get(base + q, { signal }));
       if (isTerminal(model.view.status)) {
         poller.stop();
+        showNotice('');
         loadHistory();
       }
     }, 2000, { onError: (err) => showNotice(`Lost the workflow: ${err.message}; retrying.`) });
