@@ -2,6 +2,8 @@
 export interface SseEvent {
   event: string;
   id?: string;
+  /** The reconnection delay the event asks for, if any. */
+  retry?: number;
   data: any;
 }
 
@@ -30,9 +32,11 @@ export async function readSse(
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
         const lines = block.split('\n').filter((l) => !l.startsWith(':'));
-        if (lines.length === 0) continue;
+        // As an EventSource does, a block without data (a comment, a bare `retry:`) dispatches nothing.
+        if (!lines.some((l) => l.startsWith('data: '))) continue;
         const field = (name: string) => lines.filter((l) => l.startsWith(`${name}: `)).map((l) => l.slice(name.length + 2));
-        const event: SseEvent = { event: field('event')[0] ?? 'message', id: field('id')[0], data: JSON.parse(field('data').join('\n')) };
+        const retry = field('retry')[0];
+        const event: SseEvent = { event: field('event')[0] ?? 'message', id: field('id')[0], data: JSON.parse(field('data').join('\n')), ...(retry ? { retry: Number(retry) } : {}) };
         events.push(event);
         onEvent?.(event);
       }

@@ -8,7 +8,8 @@ Commands:
                       submit a query; prints its correlation id, then (with --wait) the result
   status <id>         the workflow's status, steps and result
   history <id>        the workflow's envelopes, in stream order
-  watch <id>          follow the workflow live, step by step, until it ends
+  watch <id>          follow the workflow live, step by step, until it ends (or until
+                      CHORUS_WATCH_GRACE_MS after its deadline if the hub never says)
   list [--status S] [--limit N] [--tenant T]
                       recent workflows
   cancel <id>         cancel a workflow
@@ -18,7 +19,8 @@ Options:
   --nats URL          NATS server (default: NATS_URL, else nats://127.0.0.1:4222)
   -h, --help          this help
 
-Exit codes: 0 completed/ok, 1 workflow failed, timed out or cancelled, 2 usage error, 3 Chorus unreachable.`;
+Exit codes: 0 completed/ok, 1 workflow failed, timed out or cancelled, 2 usage error,
+3 Chorus unreachable (for watch: the hub did not confirm the end).`;
 
 export interface CliArgs {
   command: 'query' | 'status' | 'history' | 'watch' | 'list' | 'cancel' | 'help';

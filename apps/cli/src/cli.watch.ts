@@ -13,7 +13,7 @@ export interface WatchIo {
 /**
  * Follows a workflow: one line per step as it happens (time since the query, message type, agent,
  * status and what the step decided), a live status line on a terminal, then the finished workflow.
- * Null, after saying why, when the hub has not confirmed an end `graceMs` after the deadline.
+ * Throws, with the reason, when the hub has not confirmed an end `graceMs` after the deadline.
  */
 export async function watch(bus: Bus, client: ChorusClient, view: WorkflowView, io: WatchIo, json: boolean, graceMs: number): Promise<WorkflowView | null> {
   const started = Date.parse(view.started_at);
@@ -23,13 +23,10 @@ export async function watch(bus: Bus, client: ChorusClient, view: WorkflowView, 
     ? setInterval(() => io.live!(`${SPINNER[frame++ % SPINNER.length]} ${status} ${((Date.now() - started) / 1000).toFixed(1)} s`), 100)
     : undefined;
   try {
-    for await (const event of watchWorkflow(bus, view.tenant_id, view.correlation_id, { since: new Date(started - 60_000), giveUpAfterDeadlineMs: graceMs })) {
+    for await (const event of watchWorkflow(bus, view.tenant_id, view.correlation_id, { since: new Date(started - 60_000), giveUpAfterDeadlineMs: graceMs, deadline: view.deadline })) {
       if (event.kind === 'terminal') break;
-      if (event.kind === 'unconfirmed') {
-        io.live?.('');
-        io.stdout(json ? JSON.stringify({ correlation_id: view.correlation_id, unconfirmed: event.reason }) : `\n${event.reason}`);
-        return null;
-      }
+      // The hub is down or cut off: like any other unreachable Chorus, an error (exit code 3).
+      if (event.kind === 'unconfirmed') throw new Error(event.reason);
       const e = event.envelope;
       if (e.agent !== 'hub' && e.message_type !== 'query') status = 'running';
       io.live?.('');

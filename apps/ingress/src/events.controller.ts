@@ -8,6 +8,8 @@ import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
 import { Tenant, lookupTenant, scopedTenant, type TenantScope } from './tenant.guard';
 
 const HEARTBEAT_MS = 15_000;
+/** The reconnection delay an `unconfirmed` stream asks an EventSource for. */
+const UNCONFIRMED_RETRY_MS = 30_000;
 
 /** One step of a workflow as the event stream shows it (the full envelope is in the history). */
 export function toStepEvent(e: Envelope) {
@@ -42,7 +44,9 @@ export class EventsController {
    * `unconfirmed` event giving the reason; a client may reconnect later, or read the workflow.
    */
   @Get(':id/events')
-  @ApiOperation({ summary: 'Server-sent events: `step`s and `status` changes as they happen, then one `terminal` event' })
+  @ApiOperation({
+    summary: 'Server-sent events: `step`s and `status` changes as they happen, then one `terminal` event (or, if the hub never confirms the end, one `unconfirmed` event)',
+  })
   @ApiProduces('text/event-stream')
   async events(
     @Param('id') id: string,
@@ -66,22 +70,23 @@ export class EventsController {
     res.setHeader('Connection', 'keep-alive');
     res.setHeader('X-Accel-Buffering', 'no');
     res.flushHeaders();
-    const send = (event: string, data: unknown, eventId?: string) =>
-      res.write(`event: ${event}\n${eventId ? `id: ${eventId}\n` : ''}data: ${JSON.stringify(data)}\n\n`);
+    const send = (event: string, data: unknown, eventId?: string, retryMs?: number) =>
+      res.write(`${retryMs ? `retry: ${retryMs}\n` : ''}event: ${event}\n${eventId ? `id: ${eventId}\n` : ''}data: ${JSON.stringify(data)}\n\n`);
     const aborted = new AbortController();
     req.on('close', () => aborted.abort());
     const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
     try {
       let status: string = view?.status ?? 'pending';
       send('status', { correlation_id: id, workflow_status: status });
-      for await (const event of watchWorkflow(this.bus, tenant, id, { since, signal: aborted.signal, giveUpAfterDeadlineMs: this.options.watchGraceMs })) {
+      for await (const event of watchWorkflow(this.bus, tenant, id, { since, signal: aborted.signal, giveUpAfterDeadlineMs: this.options.watchGraceMs, deadline: view?.deadline })) {
         if (event.kind === 'terminal') {
           // The watch ends on the ledger's view of the finished workflow, not on an announcement.
           send('terminal', event.view, `terminal-${id}`);
           break;
         }
         if (event.kind === 'unconfirmed') {
-          send('unconfirmed', { correlation_id: id, deadline: event.deadline, reason: event.reason, status_url: `/v1/workflows/${id}` });
+          // An EventSource reconnects when the stream ends: not at once (it would replay every step).
+          send('unconfirmed', { correlation_id: id, deadline: event.deadline, reason: event.reason, status_url: `/v1/workflows/${id}` }, undefined, UNCONFIRMED_RETRY_MS);
           break;
         }
         const e = event.envelope;

@@ -13,7 +13,8 @@ export interface OrderedReadOptions {
 
 /**
  * Reads the messages of `stream` that match `filter`, in stream order, through an ordered push
- * consumer, and stops at the last one present when the read began. An empty match returns at once.
+ * consumer, and stops at the last one present when the read began (or once the server has nothing
+ * left for it: what it counted may have been removed meanwhile). An empty match returns at once.
  */
 export async function* readOrdered(
   js: JetStreamClient,
@@ -40,12 +41,39 @@ export async function* readOrdered(
     return;
   }
   const iter = await oc.consume();
+  // A watchdog for a read that stalls: the pending count a message carries can include a value
+  // that a newer value of the same key has since removed (a bucket keeping one value per key), so
+  // the read would wait for a message that never comes, until the next write anywhere it matches
+  // (a hub's `GET /v1/workflows/:id` waited up to 5 s on this). If nothing arrives for
+  // IDLE_RECHECK_MS while the caller is not holding a message, nothing is buffered here and the
+  // server has nothing pending for the consumer, the read is complete.
+  let lastArrival = Date.now();
+  let holding = false;
+  let checking = false;
+  const watchdog = setInterval(() => {
+    if (checking || holding || Date.now() - lastArrival < IDLE_RECHECK_MS || iter.getPending() > 0) return;
+    checking = true;
+    oc.info()
+      .then((info) => {
+        if (info.num_pending === 0 && !holding && iter.getPending() === 0 && Date.now() - lastArrival >= IDLE_RECHECK_MS) void iter.close();
+      })
+      .catch(() => undefined)
+      .finally(() => (checking = false));
+  }, IDLE_RECHECK_MS / 4);
   try {
     for await (const m of iter) {
+      lastArrival = Date.now();
+      holding = true;
       yield m;
+      holding = false;
+      lastArrival = Date.now();
       if (m.info.pending === 0) break;
     }
   } finally {
+    clearInterval(watchdog);
     await iter.close();
   }
 }
+
+/** How long a read waits for its next message before it asks the server whether one is still to come. */
+const IDLE_RECHECK_MS = 1000;

@@ -44,14 +44,17 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * ends on the ledger's answer, never on the claim.
  *
  * Without `giveUpAfterDeadlineMs` a watch whose hub never answers again lasts until `signal` aborts
- * it. With it, the watch ends that long after the workflow's deadline (as its envelopes carry it)
- * with one `unconfirmed` event, after a last question to the hub.
+ * it. With it, the watch ends that long after the workflow's deadline with one `unconfirmed` event,
+ * after a last question to the hub: once nothing it received is left to look at and no claim of an
+ * end is still being checked (those get their 30 s). The deadline is `deadline` (the hub's view
+ * has it), else the earliest its envelopes carry, so an envelope claiming a later one cannot keep
+ * the watch open.
  */
 export async function* watchWorkflow(
   bus: Bus,
   tenantId: string,
   correlationId: string,
-  options: { since?: Date; signal?: AbortSignal; giveUpAfterDeadlineMs?: number } = {},
+  options: { since?: Date; signal?: AbortSignal; giveUpAfterDeadlineMs?: number; deadline?: string } = {},
 ): AsyncGenerator<WorkflowEvent> {
   const live: Envelope[] = [];
   let wake: (() => void) | undefined;
@@ -67,14 +70,20 @@ export async function* watchWorkflow(
   options.signal?.addEventListener('abort', onAbort);
   /** When an announcement the ledger did not confirm was seen (null: none pending). */
   let claimedAt: number | null = null;
-  /** The workflow's deadline, from its envelopes (every hop carries it unchanged). */
-  let deadline: string | null = null;
+  /** The workflow's deadline: the caller's, else the earliest its envelopes carry (every hop carries it unchanged). */
+  let deadline: string | null = options.deadline ?? null;
+  const noteDeadline = (envelope: Envelope): void => {
+    if (options.deadline !== undefined) return;
+    if (deadline === null || Date.parse(envelope.deadline) < Date.parse(deadline)) deadline = envelope.deadline;
+  };
   const giveUpAt = (): number => (deadline === null || options.giveUpAfterDeadlineMs === undefined ? Infinity : Date.parse(deadline) + options.giveUpAfterDeadlineMs);
+  const claimPending = (): boolean => claimedAt !== null && Date.now() - claimedAt < CLAIM_RECHECK_MS;
   const ended = async (envelope: Envelope | null): Promise<WorkflowView | null> => {
-    if (envelope) deadline = envelope.deadline;
+    if (envelope) noteDeadline(envelope);
     if (envelope && terminalStatusOf(envelope)) claimedAt = Date.now();
     if (claimedAt === null) return null;
-    return confirmEnded(bus, tenantId, correlationId, { attempts: envelope ? 20 : 1, signal: options.signal });
+    // Past the give-up time a claim gets one question per round, not twenty.
+    return confirmEnded(bus, tenantId, correlationId, { attempts: envelope ? 20 : 1, signal: options.signal, until: giveUpAt() });
   };
   try {
     await bus.nc.flush();
@@ -84,6 +93,7 @@ export async function* watchWorkflow(
       const parsed = parseEnvelope(entry.envelope, { subject: entry.subject });
       if (!parsed.ok) continue;
       seen.add(parsed.value.message_id);
+      noteDeadline(parsed.value);
       yield { kind: 'envelope', envelope: parsed.value };
       const view = await ended(parsed.value);
       if (view) return yield { kind: 'terminal', status: view.status, view };
@@ -91,15 +101,19 @@ export async function* watchWorkflow(
     while (!options.signal?.aborted) {
       const next = live.shift();
       if (!next) {
-        if (Date.now() >= giveUpAt()) {
+        if (Date.now() >= giveUpAt() && !claimPending()) {
           const view = await confirmEnded(bus, tenantId, correlationId, { attempts: 1, signal: options.signal });
           if (view) return yield { kind: 'terminal', status: view.status, view };
-          const reason = `the hub has not confirmed how workflow ${correlationId} ended ${Math.round(options.giveUpAfterDeadlineMs! / 1000)} s after its deadline (${deadline}); the hub may be down or cut off, and the workflow may still be recorded later`;
+          // What arrived meanwhile (an announcement of the end, say) is looked at before giving up.
+          if (live.length > 0) continue;
+          if (options.signal?.aborted) return;
+          const reason = `the hub has not confirmed how workflow ${correlationId} ended ${describeMs(options.giveUpAfterDeadlineMs!)} after its deadline (${deadline}); the hub may be down or cut off, and the workflow may still be recorded later`;
           return yield { kind: 'unconfirmed', deadline: deadline!, reason };
         }
         const timedOut = await new Promise<boolean>((resolve) => {
           const every = claimedAt !== null && Date.now() - claimedAt > CLAIM_RECHECK_MS ? RECHECK_SLOWLY_EVERY_MS : RECHECK_EVERY_MS;
-          const wait = Math.min(claimedAt === null ? Infinity : every, giveUpAt() - Date.now());
+          const untilGiveUp = giveUpAt() - Date.now();
+          const wait = Math.min(claimedAt === null ? Infinity : every, untilGiveUp > 0 ? untilGiveUp : Infinity);
           const timer = Number.isFinite(wait) ? setTimeout(() => resolve(true), Math.min(Math.max(0, wait), MAX_TIMER_MS)) : undefined;
           wake = () => {
             clearTimeout(timer);
@@ -115,6 +129,7 @@ export async function* watchWorkflow(
       }
       if (seen.has(next.message_id)) continue;
       seen.add(next.message_id);
+      noteDeadline(next);
       yield { kind: 'envelope', envelope: next };
       const view = await ended(next);
       if (view) return yield { kind: 'terminal', status: view.status, view };
@@ -135,16 +150,17 @@ export function terminalStatusOf(envelope: Envelope): WorkflowStatus | null {
 /**
  * The hub's view of a workflow once its ledger shows it finished, asked up to `attempts` times, 4 ms
  * apart at first, doubling up to `intervalMs` (50 ms): the hub announces a status just before it
- * saves it. Null if the ledger does not show that by then, or the hub cannot be asked.
+ * saves it; no more after `until` (epoch ms) but the first. Null if the ledger does not show that by
+ * then, or the hub cannot be asked.
  */
 export async function confirmEnded(
   bus: Bus,
   tenantId: string,
   correlationId: string,
-  options: { attempts?: number; intervalMs?: number; signal?: AbortSignal } = {},
+  options: { attempts?: number; intervalMs?: number; signal?: AbortSignal; until?: number } = {},
 ): Promise<WorkflowView | null> {
   const attempts = options.attempts ?? 20;
-  for (let i = 0; i < attempts && !options.signal?.aborted; i++) {
+  for (let i = 0; i < attempts && !options.signal?.aborted && (i === 0 || !(Date.now() >= (options.until ?? Infinity))); i++) {
     // The save follows the announcement by a millisecond or two: ask again soon, then every intervalMs.
     if (i > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(options.intervalMs ?? 50, 2 ** (i + 1))));
     try {
@@ -155,4 +171,9 @@ export async function confirmEnded(
     }
   }
   return null;
+}
+
+/** `400 ms`, `60 s`, `1.5 s`. */
+function describeMs(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Number((ms / 1000).toFixed(1))} s`;
 }

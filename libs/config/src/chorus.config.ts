@@ -130,7 +130,7 @@ export function parseChorusConfig(env: Readonly<Record<string, string | undefine
       maxDeadlineMs: r.int('CHORUS_MAX_DEADLINE_MS', 5 * 60 * SECOND, 100, 60 * 60 * SECOND),
       defaultTopK: r.int('CHORUS_DEFAULT_TOP_K', 10, 1, 100),
       terminalGraceMs: r.int('CHORUS_TERMINAL_GRACE_MS', 3 * SECOND, 0, 60 * SECOND),
-      watchGraceMs: r.int('CHORUS_WATCH_GRACE_MS', 60 * SECOND, 0, 60 * 60 * SECOND),
+      watchGraceMs: r.int('CHORUS_WATCH_GRACE_MS', 60 * SECOND, 10, 60 * 60 * SECOND),
     },
     correlation: {
       strategy: r.oneOf<CorrelationStrategy>('CHORUS_CORRELATION_STRATEGY', 'uuidv7', ['uuidv7', 'session']),
@@ -169,6 +169,9 @@ export function parseChorusConfig(env: Readonly<Record<string, string | undefine
   };
   if (config.hub.retentionMs <= config.workflow.maxDeadlineMs) {
     r.problems.push('CHORUS_HUB_RETENTION_MS must exceed CHORUS_MAX_DEADLINE_MS: a workflow must outlive its deadline in the ledger');
+  }
+  if (config.workflow.watchGraceMs < config.hub.sweepIntervalMs) {
+    r.problems.push('CHORUS_WATCH_GRACE_MS must not be less than CHORUS_HUB_SWEEP_MS: a watcher would give up before a running hub ends the workflow');
   }
   if (config.workflow.defaultDeadlineMs > config.workflow.maxDeadlineMs) {
     r.problems.push('CHORUS_DEFAULT_DEADLINE_MS must not exceed CHORUS_MAX_DEADLINE_MS');

@@ -26,8 +26,9 @@ export function mountA2A(
   deps: { bus: Bus; client: ChorusClient; keys: ApiKeys; log: Logger; publicUrl: () => string; watchGraceMs: number },
 ): void {
   const cards = new LiveAgentCard(deps.bus, deps.publicUrl, deps.keys.enabled);
-  const executor = new ChorusExecutor(deps.bus, deps.client, deps.log, deps.watchGraceMs);
-  const handler = new DefaultRequestHandler(cards.base(), new ChorusTaskStore(deps.client, deps.log), executor);
+  const store = new ChorusTaskStore(deps.client, deps.log);
+  const executor = new ChorusExecutor(deps.bus, deps.client, deps.log, deps.watchGraceMs, store);
+  const handler = new DefaultRequestHandler(cards.base(), store, executor);
   app.use(AGENT_CARD_PATH, agentCardHandler({ agentCardProvider: () => cards.current(), cache: { maxAge: 5 }, legacyCompat: { enabled: true } }));
   app.use(
     A2A_PATH,

@@ -5,6 +5,7 @@ import { InvalidEnvelopeError, type WorkflowView } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
 import { agentMessage, artifactsOf, endingOf, TASK_STATE_OF, textOf } from './a2a.mapping';
 import type { A2AUser } from './a2a.user';
+import type { ChorusTaskStore } from './chorus.task-store';
 
 /**
  * Runs each A2A task as one Chorus workflow (the task id is the correlation id): a Task, a
@@ -25,6 +26,8 @@ export class ChorusExecutor implements AgentExecutor {
     private readonly log: Logger,
     /** How long after a workflow's deadline to wait for the hub to confirm its end (CHORUS_WATCH_GRACE_MS). */
     private readonly watchGraceMs: number,
+    /** Told about a task left unconfirmed, so that `tasks/get` asks the ledger again. */
+    private readonly store?: ChorusTaskStore,
   ) {}
 
   async execute(ctx: RequestContext, events: ExecutionEventBus): Promise<void> {
@@ -50,15 +53,16 @@ export class ChorusExecutor implements AgentExecutor {
 
     this.running.set(taskId, tenant);
     try {
+      let deadline: string;
       try {
-        await this.client.submit({ query, tenant_id: tenant }, { correlationId: taskId });
+        ({ deadline } = await this.client.submit({ query, tenant_id: tenant }, { correlationId: taskId }));
       } catch (e) {
         if (e instanceof InvalidEnvelopeError) {
           return status(TaskState.TASK_STATE_FAILED, `invalid query: ${e.errors.map((f) => `${f.field}: ${f.messages.join('; ')}`).join(' | ')}`);
         }
         throw e;
       }
-      const watching = watchWorkflow(this.bus, tenant, taskId, { since: new Date(Date.now() - 60_000), giveUpAfterDeadlineMs: this.watchGraceMs });
+      const watching = watchWorkflow(this.bus, tenant, taskId, { since: new Date(Date.now() - 60_000), giveUpAfterDeadlineMs: this.watchGraceMs, deadline });
       for await (const event of watching) {
         if (event.kind === 'terminal') {
           // The watch ends on the hub ledger's view of the finished workflow (never on an announcement alone).
@@ -67,6 +71,7 @@ export class ChorusExecutor implements AgentExecutor {
         }
         if (event.kind === 'unconfirmed') {
           this.log.warn({ correlation_id: taskId, deadline: event.deadline }, 'A2A task left working: the hub did not confirm its end');
+          this.store?.markUnconfirmed(taskId, tenant);
           return status(TaskState.TASK_STATE_WORKING, event.reason);
         }
         const e = event.envelope;

@@ -13,10 +13,13 @@ const MAX_SNAPSHOTS = 10_000;
  * process runs a task (its history and artifacts, ending with the executor's own terminal update)
  * are kept in a bounded cache; any other task is read from its workflow, so `tasks/get` answers for
  * workflows another replica ran or that started before a restart. A cancel saved for a task running
- * elsewhere is passed on to Chorus.
+ * elsewhere is passed on to Chorus. A task whose executor stopped waiting for the hub (see
+ * `markUnconfirmed`) is read from its workflow again once the ledger shows it finished.
  */
 export class ChorusTaskStore implements TaskStore {
   private readonly snapshots = new Map<string, Task>();
+  /** Keys of snapshots that are not the last word: their executor gave up waiting for the hub. */
+  private readonly unconfirmed = new Set<string>();
 
   constructor(
     private readonly client: ChorusClient,
@@ -28,7 +31,11 @@ export class ChorusTaskStore implements TaskStore {
     const key = `${tenant}\u0000${task.id}`;
     this.snapshots.delete(key);
     this.snapshots.set(key, structuredClone(task));
-    if (this.snapshots.size > MAX_SNAPSHOTS) this.snapshots.delete(this.snapshots.keys().next().value as string);
+    if (this.snapshots.size > MAX_SNAPSHOTS) {
+      const oldest = this.snapshots.keys().next().value as string;
+      this.snapshots.delete(oldest);
+      this.unconfirmed.delete(oldest);
+    }
     if (task.status?.state === TaskState.TASK_STATE_CANCELED && CORRELATION_ID_PATTERN.test(task.id)) {
       const view = await this.client.workflow(task.id, tenant);
       if (view && !isTerminalStatus(view.status)) {
@@ -41,10 +48,23 @@ export class ChorusTaskStore implements TaskStore {
   async load(taskId: string, ctx?: ServerCallContext): Promise<Task | undefined> {
     if (!CORRELATION_ID_PATTERN.test(taskId)) return undefined;
     const tenant = tenantOf(ctx);
-    const snapshot = this.snapshots.get(`${tenant}\u0000${taskId}`);
+    const key = `${tenant}\u0000${taskId}`;
+    const snapshot = this.snapshots.get(key);
+    if (snapshot && this.unconfirmed.has(key)) {
+      const view = await this.client.workflow(taskId, tenant).catch(() => null);
+      if (view && isTerminalStatus(view.status)) return taskOf(view, taskId);
+    }
     if (snapshot) return structuredClone(snapshot);
     const view = await this.client.workflow(taskId, tenant);
     return view ? taskOf(view, taskId) : undefined;
+  }
+
+  /**
+   * The executor of this task stopped waiting for the hub to confirm its end: from now on, loading
+   * it asks the ledger first, so `tasks/get` shows the outcome once the hub has recorded it.
+   */
+  markUnconfirmed(taskId: string, tenant: string): void {
+    this.unconfirmed.add(`${tenant}\u0000${taskId}`);
   }
 
   async list(params: { pageSize?: number }, ctx?: ServerCallContext) {

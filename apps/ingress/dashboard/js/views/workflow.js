@@ -15,7 +15,7 @@ export function mountWorkflow(outlet, { scope, params: [id], query, ctx }) {
   const { api } = ctx;
   const q = toQuery({ tenant_id: query.tenant });
   const base = `/v1/workflows/${encodeURIComponent(id)}`;
-  const model = { view: null, status: 'pending', events: [], eventIds: new Set(), envelopes: null, streaming: false, terminalSeen: false, unconfirmed: false, gone: false };
+  const model = { view: null, status: 'pending', events: [], eventIds: new Set(), envelopes: null, streaming: false, terminalSeen: false, unconfirmed: '', gone: false };
 
   const title = h('h1', { tabindex: -1, class: 'wf-title' }, `Workflow ${shortId(id)}`);
   const badges = h('span', { class: 'title-badges', role: 'status' });
@@ -67,8 +67,8 @@ export function mountWorkflow(outlet, { scope, params: [id], query, ctx }) {
       loadHistory();
     } else if (event === 'unconfirmed') {
       // The hub has not confirmed an end well after the deadline: say so, then poll the workflow.
-      model.unconfirmed = true;
-      showNotice(`${data.reason}. Checking the workflow every 2 s.`);
+      model.unconfirmed = `${data.reason}. Checking the workflow every 2 s.`;
+      showNotice(model.unconfirmed);
     }
     scheduleRender();
   };
@@ -106,6 +106,8 @@ export function mountWorkflow(outlet, { scope, params: [id], query, ctx }) {
   function pollUntilDone() {
     const poller = scope.poll(async (signal) => {
       applyView(await api.get(base + q, { signal }));
+      // A poll that worked replaces a "Lost the workflow" notice; the unconfirmed reason stays until the end.
+      showNotice(model.unconfirmed);
       if (isTerminal(model.view.status)) {
         poller.stop();
         showNotice('');
