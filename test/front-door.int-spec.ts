@@ -38,6 +38,20 @@ describe('front door: events, idempotency, agents', () => {
     expect((await readSse(`${f.url}/v1/workflows/no-such-workflow/events`)).status).toBe(404);
   });
 
+  it('read right after the 202 - GET and history find the workflow the hub is about to record, never a 404', async () => {
+    for (let i = 0; i < 5; i++) {
+      const submitted = await postJson(`${f.url}/v1/queries`, { query: `what is recorded at once ${i}` });
+      expect(submitted.status).toBe(202);
+      const id = submitted.body.correlation_id as string;
+      const [view, history] = await Promise.all([getJson(`${f.url}/v1/workflows/${id}`), getJson(`${f.url}/v1/workflows/${id}/history`)]);
+      expect({ view: view.status, history: history.status }).toEqual({ view: 200, history: 200 });
+      expect(view.body.correlation_id).toBe(id);
+      expect(history.body.envelopes[0].message_type).toBe('query');
+    }
+    // An id nobody submitted is still a 404, at once.
+    expect((await getJson(`${f.url}/v1/workflows/01a22d8c-c74d-773c-8da3-835b380903ba`)).status).toBe(404);
+  });
+
   it('Idempotency-Key - the same key returns the same workflow (200), and nothing new runs', async () => {
     const headers = { 'idempotency-key': `test-key-${Date.now()}` };
     const first = await postJson(`${f.url}/v1/queries`, { query: 'what is an idempotency key' }, headers);

@@ -1,16 +1,44 @@
-import { Body, ConflictException, Controller, Get, HttpCode, NotFoundException, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, ConflictException, Controller, Get, HttpCode, Inject, NotFoundException, Param, Post, Query, Res, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ChorusClient } from '@chorus/bus';
+import { Bus, ChorusClient, readWorkflowHistory } from '@chorus/bus';
 import { isTerminalStatus, type HistoryReply, type ListReply, type WorkflowView } from '@chorus/envelope';
 import { CancelWorkflowDto, ListWorkflowsDto } from './list-workflows.dto';
 import { Tenant, lookupTenant, scopedTenant, type TenantScope } from './tenant.guard';
 import { checkIds, errorBody } from './http.errors';
+import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
+
+/** How long a read of a workflow the stream has but the hub has not recorded yet waits for the hub. */
+const RECORD_WAIT_MS = 2000;
 
 @ApiTags('workflows')
 @Controller('v1/workflows')
 export class WorkflowsController {
-  constructor(private readonly client: ChorusClient) {}
+  constructor(
+    private readonly client: ChorusClient,
+    private readonly bus: Bus,
+    @Inject(INGRESS_OPTIONS) private readonly options: IngressOptions,
+  ) {}
+
+  /**
+   * The hub's view of a workflow. The hub records a workflow a moment after its query is accepted
+   * (202), so a read right after the submission can come first: if the hub does not know the id but
+   * the workflow stream holds its envelopes, the hub is asked again for up to RECORD_WAIT_MS, then
+   * the answer is 503 (retry), not 404. Null only when neither knows it.
+   */
+  private async find(id: string, tenant: string | undefined): Promise<WorkflowView | null> {
+    const view = await this.client.workflow(id, tenant);
+    if (view) return view;
+    const since = new Date(Date.now() - this.options.maxDeadlineMs - 60_000);
+    if ((await readWorkflowHistory(this.bus, id, { tenantId: tenant, since })).length === 0) return null;
+    const until = Date.now() + RECORD_WAIT_MS;
+    for (let wait = 10; Date.now() < until; wait = Math.min(wait * 2, 200)) {
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      const recorded = await this.client.workflow(id, tenant);
+      if (recorded) return recorded;
+    }
+    throw new ServiceUnavailableException(errorBody(503, `workflow ${id} was accepted, but the hub has not recorded it yet; try again shortly`));
+  }
 
   /** Workflows, newest first, filtered and paginated. */
   @Get()
@@ -28,6 +56,7 @@ export class WorkflowsController {
   @Get(':id')
   @ApiOperation({ summary: 'A workflow: status, steps, agents, errors, duplicates dropped, result' })
   @ApiResponse({ status: 404, description: "Unknown, expired, or another tenant's" })
+  @ApiResponse({ status: 503, description: 'Accepted, but the hub has not recorded it yet (or is not answering): retry' })
   async workflow(
     @Param('id') id: string,
     @Query('tenant_id') tenant: string | undefined,
@@ -36,7 +65,7 @@ export class WorkflowsController {
   ): Promise<WorkflowView> {
     checkIds(id, tenant);
     res.locals.correlation_id = id;
-    const workflow = await this.client.workflow(id, lookupTenant(scope, tenant));
+    const workflow = await this.find(id, lookupTenant(scope, tenant));
     if (!workflow) throw new NotFoundException(errorBody(404, `no workflow ${id}`));
     return workflow;
   }
@@ -51,6 +80,8 @@ export class WorkflowsController {
   ): Promise<HistoryReply> {
     checkIds(id, tenant);
     res.locals.correlation_id = id;
+    // Recorded first (see `find`), so a history read right after the submission is not a 404.
+    if (!(await this.find(id, lookupTenant(scope, tenant)))) throw new NotFoundException(errorBody(404, `no workflow ${id}`));
     const history = await this.client.history(id, lookupTenant(scope, tenant));
     if (!history) throw new NotFoundException(errorBody(404, `no workflow ${id}`));
     return history;
@@ -70,7 +101,7 @@ export class WorkflowsController {
   ): Promise<{ correlation_id: string; status: 'cancelling' }> {
     checkIds(id, tenant);
     res.locals.correlation_id = id;
-    const workflow = await this.client.workflow(id, lookupTenant(scope, tenant));
+    const workflow = await this.find(id, lookupTenant(scope, tenant));
     if (!workflow) throw new NotFoundException(errorBody(404, `no workflow ${id}`));
     if (isTerminalStatus(workflow.status)) {
       throw new ConflictException({ ...errorBody(409, `workflow ${id} already finished: ${workflow.status}`), status: workflow.status });
