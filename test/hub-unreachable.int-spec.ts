@@ -99,6 +99,7 @@ describe('watchers when the hub is gone', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(task.status.state).toBe(TaskState.TASK_STATE_FAILED);
+    expect(task.contextId).toBe(events[0].payload.value.contextId);
     const ending = (task.status.message?.parts ?? []).map((p: any) => p.content?.value ?? '').join('');
     expect(ending).toMatch(/deadline|timed out/i);
   });

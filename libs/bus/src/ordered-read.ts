@@ -44,18 +44,21 @@ export async function* readOrdered(
   // A watchdog for a read that stalls: the pending count a message carries can include a value
   // that a newer value of the same key has since removed (a bucket keeping one value per key), so
   // the read would wait for a message that never comes, until the next write anywhere it matches
-  // (a hub's `GET /v1/workflows/:id` waited up to 5 s on this). If nothing arrives for
-  // IDLE_RECHECK_MS while the caller is not holding a message, nothing is buffered here and the
-  // server has nothing pending for the consumer, the read is complete.
+  // (a hub's `GET /v1/workflows/:id` waited up to 5 s on this). If nothing arrived for
+  // IDLE_RECHECK_MS while the caller is not holding a message, the server has nothing pending for
+  // the consumer and has sent it nothing beyond the last message received here (same consumer, same
+  // delivery sequence: nothing in flight, nothing buffered, no reset under way), the read is complete.
   let lastArrival = Date.now();
+  let last: { consumer: string; deliverySeq: number } | null = null;
   let holding = false;
   let checking = false;
   const watchdog = setInterval(() => {
-    if (checking || holding || Date.now() - lastArrival < IDLE_RECHECK_MS || iter.getPending() > 0) return;
+    if (checking || holding || Date.now() - lastArrival < IDLE_RECHECK_MS) return;
     checking = true;
     oc.info()
       .then((info) => {
-        if (info.num_pending === 0 && !holding && iter.getPending() === 0 && Date.now() - lastArrival >= IDLE_RECHECK_MS) void iter.close();
+        const sentBeyond = last === null ? info.delivered.consumer_seq > 0 : info.name !== last.consumer || info.delivered.consumer_seq > last.deliverySeq;
+        if (info.num_pending === 0 && !sentBeyond && !holding && Date.now() - lastArrival >= IDLE_RECHECK_MS) void iter.close();
       })
       .catch(() => undefined)
       .finally(() => (checking = false));
@@ -63,6 +66,7 @@ export async function* readOrdered(
   try {
     for await (const m of iter) {
       lastArrival = Date.now();
+      last = { consumer: m.info.consumer, deliverySeq: m.info.deliverySequence };
       holding = true;
       yield m;
       holding = false;
@@ -76,4 +80,4 @@ export async function* readOrdered(
 }
 
 /** How long a read waits for its next message before it asks the server whether one is still to come. */
-const IDLE_RECHECK_MS = 1000;
+const IDLE_RECHECK_MS = 250;

@@ -80,7 +80,8 @@ export async function* watchWorkflow(
   const claimPending = (): boolean => claimedAt !== null && Date.now() - claimedAt < CLAIM_RECHECK_MS;
   const ended = async (envelope: Envelope | null): Promise<WorkflowView | null> => {
     if (envelope) noteDeadline(envelope);
-    if (envelope && terminalStatusOf(envelope)) claimedAt = Date.now();
+    // The first claim starts the 30 s of rechecks; repeated claims (a client posing as the hub) do not extend them.
+    if (envelope && terminalStatusOf(envelope)) claimedAt ??= Date.now();
     if (claimedAt === null) return null;
     // Past the give-up time a claim gets one question per round, not twenty.
     return confirmEnded(bus, tenantId, correlationId, { attempts: envelope ? 20 : 1, signal: options.signal, until: giveUpAt() });
@@ -113,7 +114,8 @@ export async function* watchWorkflow(
         const timedOut = await new Promise<boolean>((resolve) => {
           const every = claimedAt !== null && Date.now() - claimedAt > CLAIM_RECHECK_MS ? RECHECK_SLOWLY_EVERY_MS : RECHECK_EVERY_MS;
           const untilGiveUp = giveUpAt() - Date.now();
-          const wait = Math.min(claimedAt === null ? Infinity : every, untilGiveUp > 0 ? untilGiveUp : Infinity);
+          // Past the give-up time, only a pending claim's rechecks are waited for; otherwise go round at once.
+          const wait = Math.min(claimedAt === null ? Infinity : every, untilGiveUp > 0 ? untilGiveUp : claimPending() ? Infinity : 0);
           const timer = Number.isFinite(wait) ? setTimeout(() => resolve(true), Math.min(Math.max(0, wait), MAX_TIMER_MS)) : undefined;
           wake = () => {
             clearTimeout(timer);

@@ -52,7 +52,13 @@ export class ChorusTaskStore implements TaskStore {
     const snapshot = this.snapshots.get(key);
     if (snapshot && this.unconfirmed.has(key)) {
       const view = await this.client.workflow(taskId, tenant).catch(() => null);
-      if (view && isTerminalStatus(view.status)) return taskOf(view, taskId);
+      if (view && isTerminalStatus(view.status)) {
+        // The outcome, in the client's context and with the task's history; the ledger is asked no more.
+        const recovered: Task = { ...taskOf(view, snapshot.contextId), history: structuredClone(snapshot.history) };
+        this.snapshots.set(key, recovered);
+        this.unconfirmed.delete(key);
+        return structuredClone(recovered);
+      }
     }
     if (snapshot) return structuredClone(snapshot);
     const view = await this.client.workflow(taskId, tenant);
