@@ -49,7 +49,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     terminalGraceMs: config.workflow.terminalGraceMs,
   });
   try {
-    return await execute(args, client, io, bus, config.workflow.watchGraceMs);
+    return await execute(args, client, io, bus, { graceMs: config.workflow.watchGraceMs, maxDeadlineMs: config.workflow.maxDeadlineMs });
   } catch (e) {
     if (e instanceof InvalidEnvelopeError) {
       io.stderr(`chorus: invalid query:\n${e.errors.map((f) => `  ${f.field}: ${f.messages.join('; ')}`).join('\n')}`);
@@ -66,9 +66,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus, watchGraceMs: number): Promise<number> {
+async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus, timing: { graceMs: number; maxDeadlineMs: number }): Promise<number> {
   const print = (value: unknown, text: () => string) => io.stdout(args.json ? JSON.stringify(value, null, 2) : text());
   const tenant = args.tenant ?? DEFAULT_TENANT;
+  // A workflow submitted a moment ago may not be recorded by the hub yet (see ChorusClient.find).
+  const accepted = { acceptedWithinMs: timing.maxDeadlineMs + 60_000 };
   switch (args.command) {
     case 'query': {
       const request = {
@@ -96,21 +98,22 @@ async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus,
       return exitFor(workflow);
     }
     case 'status': {
-      const workflow = await client.workflow(args.positional[0], tenant);
+      const workflow = await client.find(args.positional[0], tenant, accepted);
       if (!workflow) return notFound(io, args.positional[0]);
       print(workflow, () => renderWorkflow(workflow));
       return isTerminalStatus(workflow.status) ? exitFor(workflow) : ExitCodes.Ok;
     }
     case 'history': {
+      if (!(await client.find(args.positional[0], tenant, accepted))) return notFound(io, args.positional[0]);
       const history = await client.history(args.positional[0], tenant);
       if (!history) return notFound(io, args.positional[0]);
       print(history, () => renderHistory(history));
       return ExitCodes.Ok;
     }
     case 'watch': {
-      const workflow = await client.workflow(args.positional[0], tenant);
+      const workflow = await client.find(args.positional[0], tenant, accepted);
       if (!workflow) return notFound(io, args.positional[0]);
-      const finished = await watch(bus, client, workflow, { stdout: io.stdout, live: args.json ? undefined : io.live }, args.json, watchGraceMs);
+      const finished = await watch(bus, client, workflow, { stdout: io.stdout, live: args.json ? undefined : io.live }, args.json, timing.graceMs);
       return finished ? exitFor(finished) : ExitCodes.WorkflowNotCompleted;
     }
     case 'list': {
@@ -119,7 +122,7 @@ async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus,
       return ExitCodes.Ok;
     }
     case 'cancel': {
-      const workflow = await client.workflow(args.positional[0], tenant);
+      const workflow = await client.find(args.positional[0], tenant, accepted);
       if (!workflow) return notFound(io, args.positional[0]);
       if (isTerminalStatus(workflow.status)) {
         io.stderr(`chorus: workflow ${workflow.correlation_id} already finished (${workflow.status}); nothing to cancel`);

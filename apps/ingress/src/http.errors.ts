@@ -8,7 +8,7 @@ import {
   type ValidationError,
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { isTransient, NoRespondersError, RemoteError, RequestTimeoutError } from '@chorus/bus';
+import { isTransient, NoRespondersError, NotRecordedYetError, RemoteError, RequestTimeoutError } from '@chorus/bus';
 import { CORRELATION_ID_PATTERN, TENANT_ID_PATTERN, boundFieldErrors, flattenValidationErrors, InvalidEnvelopeError, type FieldError } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
 
@@ -89,6 +89,9 @@ export class HttpErrorFilter implements ExceptionFilter {
       body = errorBody(400, 'invalid request', hubProblems(exception.message));
     } else if (exception instanceof RemoteError && exception.code === HUB_NOT_FOUND) {
       body = errorBody(404, exception.message);
+    } else if (exception instanceof NotRecordedYetError) {
+      res.setHeader('Retry-After', '1');
+      body = errorBody(503, exception.message);
     } else if (exception instanceof NoRespondersError || exception instanceof RequestTimeoutError) {
       body = errorBody(503, `Chorus is not answering right now (${exception.message}); try again shortly`);
     } else if (isTransient(exception)) {

@@ -1,56 +1,28 @@
-import { Body, ConflictException, Controller, Get, HttpCode, Inject, NotFoundException, Param, Post, Query, Res, ServiceUnavailableException } from '@nestjs/common';
+import { Body, ConflictException, Controller, Get, HttpCode, Inject, NotFoundException, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Bus, ChorusClient, readWorkflowHistory, terminalStatusOf } from '@chorus/bus';
-import { isTerminalStatus, parseEnvelope, type HistoryReply, type ListReply, type WorkflowView } from '@chorus/envelope';
+import { ChorusClient } from '@chorus/bus';
+import { isTerminalStatus, type HistoryReply, type ListReply, type WorkflowView } from '@chorus/envelope';
 import { CancelWorkflowDto, ListWorkflowsDto } from './list-workflows.dto';
 import { Tenant, lookupTenant, scopedTenant, type TenantScope } from './tenant.guard';
 import { checkIds, errorBody } from './http.errors';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
-
-/** How long a read of a workflow the stream has but the hub has not recorded yet waits for the hub. */
-const RECORD_WAIT_MS = 2000;
-/** The same, for a workflow whose end the hub has already announced. */
-const ANNOUNCED_END_WAIT_MS = 300;
 
 @ApiTags('workflows')
 @Controller('v1/workflows')
 export class WorkflowsController {
   constructor(
     private readonly client: ChorusClient,
-    private readonly bus: Bus,
     @Inject(INGRESS_OPTIONS) private readonly options: IngressOptions,
   ) {}
 
   /**
-   * The hub's view of a workflow. The hub records a workflow a moment after its query is accepted
-   * (202), so a read right after the submission can come first: if the hub does not know the id but
-   * the workflow stream holds its query, recent enough to be running, the hub is asked again for up
-   * to RECORD_WAIT_MS, then the answer is 503 (retry), not 404. If the stream also holds the end the
-   * hub announced, it is asked for a moment only: a finished workflow that left the ledger keeps its
-   * trail in the stream, and that one is gone (404).
+   * The workflow, also right after its 202 (the hub records it a moment later): 503 if the hub has
+   * not within a couple of seconds, 404 only for an id nobody submitted or one that left the ledger.
    */
-  private async find(id: string, tenant: string | undefined): Promise<WorkflowView | null> {
-    const view = await this.client.workflow(id, tenant);
-    if (view) return view;
+  private find(id: string, tenant: string | undefined): Promise<WorkflowView | null> {
     // A minute of margin for the publishers' clocks, as the hub allows.
-    const since = new Date(Date.now() - this.options.maxDeadlineMs - 60_000);
-    const envelopes = (await readWorkflowHistory(this.bus, id, { tenantId: tenant, since })).flatMap((entry) => {
-      const parsed = parseEnvelope(entry.envelope, { subject: entry.subject });
-      return parsed.ok ? [parsed.value] : [];
-    });
-    if (!envelopes.some((e) => e.message_type === 'query' && Date.parse(e.timestamp) >= since.getTime())) return null;
-    // An end the hub announced is saved within milliseconds: if it is still unknown after that, the
-    // workflow finished and has since left the ledger.
-    const ended = envelopes.some((e) => terminalStatusOf(e) !== null);
-    const until = Date.now() + (ended ? ANNOUNCED_END_WAIT_MS : RECORD_WAIT_MS);
-    for (let wait = 10; Date.now() < until; wait = Math.min(wait * 2, 200)) {
-      await new Promise((resolve) => setTimeout(resolve, wait));
-      const recorded = await this.client.workflow(id, tenant);
-      if (recorded) return recorded;
-    }
-    if (ended) return null;
-    throw new ServiceUnavailableException(errorBody(503, `workflow ${id} was accepted, but the hub has not recorded it yet; try again shortly`));
+    return this.client.find(id, tenant, { acceptedWithinMs: this.options.maxDeadlineMs + 60_000 });
   }
 
   /** Workflows, newest first, filtered and paginated. */

@@ -9,6 +9,7 @@ export const BusErrorCodes = Object.freeze({
   RemoteError: 'REMOTE_ERROR',
   /** A request/reply answer larger than the server's max_payload (the responder says so instead). */
   ReplyTooLarge: 'REPLY_TOO_LARGE',
+  NotRecordedYet: 'NOT_RECORDED_YET',
 } as const);
 
 /** The server answers but has JetStream disabled. */
@@ -32,6 +33,14 @@ export class NoRespondersError extends ChorusError {
   readonly code = BusErrorCodes.NoResponders;
   constructor(readonly subject: string) {
     super(`no responders on ${subject}`, { retryable: true });
+  }
+}
+
+/** A workflow was accepted (its query is in the stream) but the hub has not recorded it yet: retry shortly. */
+export class NotRecordedYetError extends ChorusError {
+  readonly code = BusErrorCodes.NotRecordedYet;
+  constructor(readonly correlationId: string) {
+    super(`workflow ${correlationId} was accepted, but the hub has not recorded it yet; try again shortly`, { retryable: true });
   }
 }
 

@@ -5,6 +5,8 @@ import {
   createEnvelope,
   isTerminalStatus,
   parseEnvelope,
+  parseWorkflowSubject,
+  workflowFilter,
   workflowSubject,
   type CorrelationIdOptions,
   type Envelope,
@@ -15,7 +17,7 @@ import {
   type WorkflowView,
 } from '@chorus/envelope';
 import type { Bus } from './nats.bus';
-import { BusErrorCodes, RemoteError } from './bus.errors';
+import { BusErrorCodes, NotRecordedYetError, RemoteError } from './bus.errors';
 import { setTimerAt } from './long-timer';
 import { readWorkflowHistory } from './workflow.history';
 import { confirmEnded, terminalStatusOf } from './workflow.watch';
@@ -31,6 +33,11 @@ export interface SubmitQuery {
   deadline_ms?: number;
   require_all?: boolean;
 }
+
+/** How long `find` asks the hub again about a workflow the stream holds but the hub has not recorded. */
+const RECORD_WAIT_MS = 2000;
+/** The same, for a workflow whose end the hub has already announced. */
+const ANNOUNCED_END_WAIT_MS = 300;
 
 export interface ChorusClientOptions {
   /** The agent name the client publishes as (`ingress`, `cli`). */
@@ -163,6 +170,35 @@ export class ChorusClient {
       view = await this.workflow(correlationId, tenantId);
     }
     return view;
+  }
+
+  /**
+   * The hub's view of a workflow, like `workflow`, for a caller that may ask right after submitting
+   * it: the hub records a workflow a moment after its query is stored. If the hub does not know the
+   * id but the stream holds its query from within `acceptedWithinMs`, the hub is asked again for up
+   * to `waitMs`, then NotRecordedYetError (retry), not null. If the stream also holds an end the hub
+   * announced, it is asked for a moment only (it saves an end right after announcing it): a finished
+   * workflow that left the ledger keeps its trail in the stream, and that one is gone (null). The
+   * stream is looked at with two direct reads of the last message on a subject, no consumer.
+   */
+  async find(correlationId: string, tenantId: string | undefined, options: { acceptedWithinMs: number; waitMs?: number }): Promise<WorkflowView | null> {
+    const view = await this.workflow(correlationId, tenantId);
+    if (view) return view;
+    const stream = this.bus.options.workflowStream;
+    const query = await this.bus.jsm.streams.getMessage(stream, { last_by_subj: workflowFilter({ tenantId, messageType: 'query', correlationId }) });
+    if (!query || query.time.getTime() < Date.now() - options.acceptedWithinMs) return null;
+    const tenant = parseWorkflowSubject(query.subject)?.tenantId;
+    const status = tenant ? await this.bus.jsm.streams.getMessage(stream, { last_by_subj: workflowSubject(tenant, 'status_update', correlationId) }) : null;
+    const announced = status ? parseEnvelope(status.data, { subject: status.subject }) : null;
+    const ended = announced?.ok === true && terminalStatusOf(announced.value) !== null;
+    const until = Date.now() + (ended ? ANNOUNCED_END_WAIT_MS : (options.waitMs ?? RECORD_WAIT_MS));
+    for (let wait = 10; Date.now() < until; wait = Math.min(wait * 2, 200)) {
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      const recorded = await this.workflow(correlationId, tenantId);
+      if (recorded) return recorded;
+    }
+    if (ended) return null;
+    throw new NotRecordedYetError(correlationId);
   }
 
   /** The hub's view of a workflow, or null when it does not know it. */
