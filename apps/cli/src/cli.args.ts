@@ -20,7 +20,7 @@ Options:
   -h, --help          this help
 
 Exit codes: 0 completed/ok, 1 workflow failed, timed out or cancelled, 2 usage error,
-3 Chorus unreachable (for watch: the hub did not confirm the end).`;
+3 Chorus unreachable or its hub behind (it did not record the workflow or confirm its end in time).`;
 
 export interface CliArgs {
   command: 'query' | 'status' | 'history' | 'watch' | 'list' | 'cancel' | 'help';
