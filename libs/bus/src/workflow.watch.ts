@@ -162,7 +162,7 @@ export async function confirmEnded(
   options: { attempts?: number; intervalMs?: number; signal?: AbortSignal; until?: number } = {},
 ): Promise<WorkflowView | null> {
   const attempts = options.attempts ?? 20;
-  for (let i = 0; i < attempts && !options.signal?.aborted && (i === 0 || !(Date.now() >= (options.until ?? Infinity))); i++) {
+  for (let i = 0; i < attempts && !options.signal?.aborted && (i === 0 || Date.now() < (options.until ?? Infinity)); i++) {
     // The save follows the announcement by a millisecond or two: ask again soon, then every intervalMs.
     if (i > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(options.intervalMs ?? 50, 2 ** (i + 1))));
     try {
