@@ -39,9 +39,10 @@ export class EventsController {
   /**
    * Server-sent events: `step` for every envelope of the workflow as it happens (the ones already
    * stored first), `status` when the status changes, then exactly one `terminal` event carrying the
-   * finished workflow, and the stream ends. If the hub has not confirmed an end a while after the
-   * workflow's deadline (CHORUS_WATCH_GRACE_MS, a minute by default) (it is down, or cut off from the ingress), the stream ends instead with one
-   * `unconfirmed` event giving the reason; a client may reconnect later, or read the workflow.
+   * finished workflow, and the stream ends. If the hub (down, or cut off from the ingress) has not
+   * confirmed an end CHORUS_WATCH_GRACE_MS after the workflow's deadline (a minute by default), the
+   * stream ends instead with one `unconfirmed` event giving the reason; a client may reconnect
+   * later, or read the workflow.
    */
   @Get(':id/events')
   @ApiOperation({
