@@ -1,4 +1,4 @@
-import { ChorusError } from '@chorus/envelope';
+import { ChorusError, type FieldError } from '@chorus/envelope';
 
 export const HubErrorCodes = Object.freeze({
   WorkflowNotFound: 'WORKFLOW_NOT_FOUND',
@@ -12,9 +12,15 @@ export class WorkflowNotFoundError extends ChorusError {
   }
 }
 
+/** A request the hub refuses: every invalid field, which its reply carries (`error.fields`) as well as its text. */
 export class BadHubRequestError extends ChorusError {
   readonly code = HubErrorCodes.BadRequest;
-  constructor(message: string) {
-    super(message);
+  constructor(readonly fields: readonly FieldError[]) {
+    super(fields.flatMap((f) => f.messages).join('; '));
   }
+}
+
+/** One invalid field, one message. */
+export function badField(field: string, message: string): FieldError {
+  return { field, messages: [message] };
 }

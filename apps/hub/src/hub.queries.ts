@@ -5,6 +5,7 @@ import {
   HubSubjects,
   TENANT_ID_PATTERN,
   WORKFLOW_STATUSES,
+  type FieldError,
   type HistoryReply,
   type ListReply,
   type ListRequest,
@@ -14,7 +15,7 @@ import {
 } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
 import type { AgentWindowStats } from './agent.stats';
-import { BadHubRequestError, WorkflowNotFoundError } from './hub.errors';
+import { BadHubRequestError, badField, WorkflowNotFoundError } from './hub.errors';
 import { LEDGER_EVENTS, type HubService } from './hub.service';
 import type { LedgerStore } from './ledger.store';
 
@@ -120,7 +121,7 @@ export class HubQueries {
   async stats(raw?: unknown): Promise<HubStats> {
     const tenant = (raw as { tenant_id?: unknown } | undefined)?.tenant_id;
     if (tenant !== undefined && (typeof tenant !== 'string' || !TENANT_ID_PATTERN.test(tenant))) {
-      throw new BadHubRequestError('tenant_id is not a valid tenant id');
+      throw new BadHubRequestError([badField('tenant_id', 'tenant_id is not a valid tenant id')]);
     }
     const [{ counts, since }, deadLetters] = await Promise.all([this.events.counts(tenant), this.deadLetters(tenant)]);
     const n = (k: (typeof LEDGER_EVENTS)[number]) => counts[k] ?? 0;
@@ -178,24 +179,24 @@ function matcher(r: ListRequest): (row: WorkflowSummary) => boolean {
 function parseWorkflowRequest(raw: unknown): WorkflowRequest {
   const r = (raw ?? {}) as Partial<WorkflowRequest>;
   if (typeof r.correlation_id !== 'string' || !CORRELATION_ID_PATTERN.test(r.correlation_id)) {
-    throw new BadHubRequestError('correlation_id must match [A-Za-z0-9_-]{1,128}');
+    throw new BadHubRequestError([badField('correlation_id', 'correlation_id must match [A-Za-z0-9_-]{1,128}')]);
   }
   if (r.tenant_id !== undefined && r.tenant_id !== null && (typeof r.tenant_id !== 'string' || !TENANT_ID_PATTERN.test(r.tenant_id))) {
-    throw new BadHubRequestError('tenant_id must match [a-z0-9][a-z0-9_-]{0,62}');
+    throw new BadHubRequestError([badField('tenant_id', 'tenant_id must match [a-z0-9][a-z0-9_-]{0,62}')]);
   }
   return { correlation_id: r.correlation_id, tenant_id: r.tenant_id ?? undefined };
 }
 
 function parseListRequest(raw: unknown): ListRequest {
   const r = (raw ?? {}) as ListRequest;
-  const problems: string[] = [];
-  if (r.tenant_id !== undefined && !TENANT_ID_PATTERN.test(String(r.tenant_id))) problems.push('tenant_id is not a valid tenant id');
-  if (r.status !== undefined && !WORKFLOW_STATUSES.includes(r.status)) problems.push(`status must be one of ${WORKFLOW_STATUSES.join(', ')}`);
-  if (r.since !== undefined && Number.isNaN(Date.parse(r.since))) problems.push('since must be an ISO 8601 date-time');
-  if (r.until !== undefined && Number.isNaN(Date.parse(r.until))) problems.push('until must be an ISO 8601 date-time');
-  if (r.limit !== undefined && (!Number.isInteger(r.limit) || r.limit < 1)) problems.push('limit must be a positive integer');
-  if (r.cursor !== undefined && decodeCursor(r.cursor) === null) problems.push('cursor is not valid');
-  if (problems.length > 0) throw new BadHubRequestError(problems.join('; '));
+  const problems: FieldError[] = [];
+  if (r.tenant_id !== undefined && !TENANT_ID_PATTERN.test(String(r.tenant_id))) problems.push(badField('tenant_id', 'tenant_id is not a valid tenant id'));
+  if (r.status !== undefined && !WORKFLOW_STATUSES.includes(r.status)) problems.push(badField('status', `status must be one of ${WORKFLOW_STATUSES.join(', ')}`));
+  if (r.since !== undefined && Number.isNaN(Date.parse(r.since))) problems.push(badField('since', 'since must be an ISO 8601 date-time'));
+  if (r.until !== undefined && Number.isNaN(Date.parse(r.until))) problems.push(badField('until', 'until must be an ISO 8601 date-time'));
+  if (r.limit !== undefined && (!Number.isInteger(r.limit) || r.limit < 1)) problems.push(badField('limit', 'limit must be a positive integer'));
+  if (r.cursor !== undefined && decodeCursor(r.cursor) === null) problems.push(badField('cursor', 'cursor is not valid'));
+  if (problems.length > 0) throw new BadHubRequestError(problems);
   return r;
 }
 

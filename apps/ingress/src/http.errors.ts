@@ -86,7 +86,7 @@ export class HttpErrorFilter implements ExceptionFilter {
       body = errorBody(400, 'invalid request', [...exception.errors]);
     } else if (exception instanceof RemoteError && exception.code === HUB_BAD_REQUEST) {
       // The ingress checks what it forwards; this is the backstop for a rule only the hub knows.
-      body = errorBody(400, 'invalid request', hubProblems(exception.message));
+      body = errorBody(400, 'invalid request', exception.fields ? [...exception.fields] : [{ field: '$', messages: [exception.message] }]);
     } else if (exception instanceof RemoteError && exception.code === HUB_NOT_FOUND) {
       body = errorBody(404, exception.message);
     } else if (exception instanceof NotRecordedYetError) {
@@ -109,15 +109,4 @@ export class HttpErrorFilter implements ExceptionFilter {
     }
     res.status(body.statusCode).json(body);
   }
-}
-
-/**
- * The hub's refusal (`since must be …; cursor is not valid`) as field errors: each problem names its
- * field first; one that does not is about the request as a whole.
- */
-function hubProblems(message: string): FieldError[] {
-  return message
-    .split('; ')
-    .filter((m) => m.length > 0)
-    .map((m) => ({ field: /^[a-z_]+(?= )/.exec(m)?.[0] ?? '$', messages: [m] }));
 }

@@ -1,4 +1,4 @@
-import { ChorusError } from '@chorus/envelope';
+import { ChorusError, type FieldError } from '@chorus/envelope';
 
 export const BusErrorCodes = Object.freeze({
   NoJetStream: 'NO_JETSTREAM',
@@ -55,7 +55,8 @@ export class RequestTimeoutError extends ChorusError {
 /** The responder answered with an error. */
 export class RemoteError extends ChorusError {
   readonly code: string;
-  constructor(readonly subject: string, code: string, message: string, retryable: boolean) {
+  /** The invalid fields of a refused request, when the responder listed them. */
+  constructor(readonly subject: string, code: string, message: string, retryable: boolean, readonly fields?: readonly FieldError[]) {
     super(message, { retryable });
     this.code = code;
   }

@@ -1,11 +1,14 @@
 import { NoRespondersError as NatsNoResponders, TimeoutError as NatsTimeout, RequestError, type Msg, type Subscription } from '@nats-io/transport-node';
-import { ChorusError, toErrorDetails } from '@chorus/envelope';
+import { boundFieldErrors, ChorusError, toErrorDetails, type FieldError } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
 import type { Bus } from './nats.bus';
 import { BusErrorCodes, NoRespondersError, RemoteError, RequestTimeoutError } from './bus.errors';
 
-/** The reply of every Chorus request/reply endpoint. */
-export type Reply<T> = { ok: true; data: T } | { ok: false; error: { code: string; message: string; retryable: boolean } };
+/**
+ * The reply of every Chorus request/reply endpoint. A refused request's error lists its invalid
+ * fields when the handler named them (an error with a `fields` list).
+ */
+export type Reply<T> = { ok: true; data: T } | { ok: false; error: { code: string; message: string; retryable: boolean; fields?: FieldError[] } };
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -54,7 +57,8 @@ async function answer<T>(msg: Msg, handle: (request: unknown) => Promise<T>, log
       ? { error_type: 'BAD_REQUEST', error_message: `request is not valid JSON: ${e.message}`, retry_possible: false }
       : toErrorDetails(e);
     if (!(e instanceof ChorusError) && !(e instanceof SyntaxError)) log.error({ err: e, subject }, 'request handler failed');
-    reply = { ok: false, error: { code: d.error_type, message: d.error_message, retryable: d.retry_possible } };
+    const fields = fieldErrorsOf(e);
+    reply = { ok: false, error: { code: d.error_type, message: d.error_message, retryable: d.retry_possible, ...(fields ? { fields: boundFieldErrors(fields) } : {}) } };
   }
   if (!msg.reply) return;
   let data: Uint8Array;
@@ -72,6 +76,17 @@ async function answer<T>(msg: Msg, handle: (request: unknown) => Promise<T>, log
   msg.respond(data);
 }
 
+/** The `fields` of a thrown Chorus error or of a wire error, when it is a list of field errors. */
+function fieldErrorsOf(e: unknown): FieldError[] | undefined {
+  if (typeof e !== 'object' || e === null || !('fields' in e) || !Array.isArray(e.fields)) return undefined;
+  if (e instanceof Error && !(e instanceof ChorusError)) return undefined;
+  const valid = e.fields.every(
+    (f: unknown) =>
+      typeof f === 'object' && f !== null && typeof (f as FieldError).field === 'string' && Array.isArray((f as FieldError).messages) && (f as FieldError).messages.every((m) => typeof m === 'string'),
+  );
+  return valid ? (e.fields as FieldError[]) : undefined;
+}
+
 function failure(code: string, message: string): Reply<never> {
   return { ok: false, error: { code, message, retryable: false } };
 }
@@ -86,7 +101,7 @@ export async function requestReply<T>(bus: Bus, subject: string, body: unknown, 
     throw toRequestError(e, subject, timeoutMs);
   }
   const reply = JSON.parse(decoder.decode(raw)) as Reply<T>;
-  if (!reply.ok) throw new RemoteError(subject, reply.error.code, reply.error.message, reply.error.retryable);
+  if (!reply.ok) throw new RemoteError(subject, reply.error.code, reply.error.message, reply.error.retryable, fieldErrorsOf(reply.error));
   return reply.data;
 }
 

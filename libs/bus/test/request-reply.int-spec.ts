@@ -54,6 +54,31 @@ describe('serveRequests', () => {
     expect(rejections).toEqual([]);
   });
 
+  it('serveRequests - a refusal that names its invalid fields carries them to the requester as a list, not as text to parse', async () => {
+    class Refused extends StepFailedError {
+      constructor(readonly fields: unknown) {
+        super('BAD_REQUEST', 'since must be an ISO 8601 date-time; cursor is not valid');
+      }
+    }
+    const fields = [
+      { field: 'since', messages: ['since must be an ISO 8601 date-time'] },
+      { field: 'cursor', messages: ['cursor is not valid'] },
+    ];
+    const named = await refusal('test.rr.fields', async () => {
+      throw new Refused(fields);
+    });
+    expect({ code: named.code, fields: named.fields }).toEqual({ code: 'BAD_REQUEST', fields });
+    // A `fields` that is not a list of field errors is left out; the message still says it all.
+    const malformed = await refusal('test.rr.badfields', async () => {
+      throw new Refused([{ field: 'since', messages: 'not a list' }]);
+    });
+    expect({ fields: malformed.fields, message: malformed.message }).toEqual({ fields: undefined, message: 'since must be an ISO 8601 date-time; cursor is not valid' });
+    const plain = await refusal('test.rr.nofields', async () => {
+      throw Object.assign(new TypeError('boom'), { fields });
+    });
+    expect(plain.fields).toBeUndefined();
+  });
+
   it('serveRequests - a result JSON cannot carry, or one larger than max_payload, is answered with an error instead of silence', async () => {
     const bigint = await refusal('test.rr.bigint', async () => ({ n: 1n }));
     expect(bigint.code).toBe('INTERNAL');
