@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Bus, defaultBusOptions } from '@chorus/bus';
+import { Bus, ChorusClient, defaultBusOptions, isTransient } from '@chorus/bus';
 import { createEnvelope } from '@chorus/envelope';
 import { createRootLogger } from '@chorus/observability';
-import { postJson, startChorusFixture, type ChorusFixture } from './chorus.fixture';
+import { getJson, postJson, startChorusFixture, type ChorusFixture } from './chorus.fixture';
 import { startApp, type AppProcess } from './processes';
 
 const AUTH = readFileSync(join(__dirname, '..', 'infra', 'nats', 'auth.conf'), 'utf8');
@@ -31,6 +31,32 @@ describe('NATS security', () => {
     expect(violations()).toEqual([]);
   });
 
+  it('reads by id as the ingress and the CLI users - just accepted is found, unknown is 404 / null, with no permission violation', async () => {
+    const submitted = await postJson(`${f.url}/v1/queries`, { query: 'what does the hub record' });
+    expect(submitted.status).toBe(202);
+    const id = submitted.body.correlation_id as string;
+    expect((await getJson(`${f.url}/v1/workflows/${id}`)).status).toBe(200);
+    expect((await getJson(`${f.url}/v1/workflows/01a22d8c-c74d-773c-8da3-835b380903bb`)).status).toBe(404);
+    expect((await getJson(`${f.url}/v1/workflows/01a22d8c-c74d-773c-8da3-835b380903bb/history`)).status).toBe(404);
+    const cli = await Bus.connect({ ...defaultBusOptions(), servers: [f.nats.url], name: 'cli-user', user: CREDENTIALS.cli.user, pass: CREDENTIALS.cli.pass }, log);
+    try {
+      const client = new ChorusClient(cli, {
+        agent: 'cli',
+        correlation: f.config.correlation,
+        defaultDeadlineMs: 10_000,
+        defaultTopK: 10,
+        requestTimeoutMs: 2000,
+        terminalGraceMs: 1000,
+      });
+      const acceptedWithinMs = f.config.workflow.maxDeadlineMs + 60_000;
+      expect((await client.find(id, undefined, { acceptedWithinMs }))?.correlation_id).toBe(id);
+      expect(await client.find('01a22d8c-c74d-773c-8da3-835b380903bc', undefined, { acceptedWithinMs })).toBeNull();
+    } finally {
+      await cli.close();
+    }
+    expect(violations()).toEqual([]);
+  });
+
   it('a service cannot publish a message type it does not own', async () => {
     const intent = await Bus.connect({ ...defaultBusOptions(), servers: [f.nats.url], name: 'intent-as-attacker', user: CREDENTIALS.intent.user, pass: CREDENTIALS.intent.pass, requestTimeoutMs: 1500 }, log);
     try {
@@ -46,6 +72,12 @@ describe('NATS security', () => {
       const stored = await f.chorus.bus.jsm.streams.info(f.config.bus.workflowStream, { subjects_filter: 'chorus.wf.*.response.forged-1' });
       expect(stored.state.subjects?.['chorus.wf.default.response.forged-1'] ?? 0).toBe(0);
       expect(violations().some((l) => l.includes('chorus.wf.default.response.forged-1'))).toBe(true);
+      // A JetStream API the user may not use fails at once, as an error no retry gets past (not "NATS away").
+      const refused = await intent.jsm.streams.getMessage(f.config.bus.workflowStream, { last_by_subj: 'chorus.wf.default.query.forged-1' }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect({ error: String(refused), transient: isTransient(refused) }).toEqual({ error: expect.stringMatching(/permission/i), transient: false });
     } finally {
       await intent.close();
     }

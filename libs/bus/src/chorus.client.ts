@@ -179,7 +179,8 @@ export class ChorusClient {
    * to `waitMs`, then NotRecordedYetError (retry), not null. If the stream also holds an end the hub
    * announced, it is asked for a moment only (it saves an end right after announcing it): a finished
    * workflow that left the ledger keeps its trail in the stream, and that one is gone (null). The
-   * stream is looked at with two direct reads of the last message on a subject, no consumer.
+   * stream is looked at with two reads of the last message on a subject (the stream's message-get
+   * API, `$JS.API.STREAM.MSG.GET`, which a client's NATS user must be allowed), no consumer.
    */
   async find(correlationId: string, tenantId: string | undefined, options: { acceptedWithinMs: number; waitMs?: number }): Promise<WorkflowView | null> {
     const view = await this.workflow(correlationId, tenantId);

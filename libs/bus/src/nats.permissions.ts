@@ -56,7 +56,8 @@ export function servicePermissions(bus: Pick<BusOptions, 'workflowStream' | 'dea
   const kvBuckets = [hub.ledgerBucket, 'chorus_leases'];
   const hubStreams = [...streams, hub.ledgerEventsStream, ...kvBuckets.map((b) => `KV_${b}`)];
   const client = merge(common, {
-    publish: ['chorus.wf.*.query.*', 'chorus.wf.*.orchestration_command.*', 'chorus.hub.*', ...readers(WF)],
+    // Reads of one message by subject (the last query of a workflow id: `ChorusClient.find`).
+    publish: ['chorus.wf.*.query.*', 'chorus.wf.*.orchestration_command.*', 'chorus.hub.*', `$JS.API.STREAM.MSG.GET.${WF}`, ...readers(WF)],
     subscribe: ['chorus.wf.>'],
   });
   return {

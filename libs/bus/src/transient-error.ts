@@ -4,6 +4,7 @@ import {
   ConnectionError,
   DrainingConnectionError,
   NoRespondersError,
+  PermissionViolationError,
   RequestError,
   TimeoutError,
 } from '@nats-io/transport-node';
@@ -14,10 +15,12 @@ import type { Logger } from '@chorus/observability';
  * True for an error of the infrastructure that retrying can get past: NATS disconnected, a request or
  * a JetStream publish timed out or found no responders (a restarting server, a cluster electing a
  * leader), a revision conflict. A handler's own errors decide for themselves (ChorusError.retryable);
- * anything else (a bug) is not retried.
+ * anything else (a bug, a subject the NATS user may not use) is not retried.
  */
 export function isTransient(error: unknown): boolean {
   if (error instanceof ChorusError) return error.retryable;
+  // A permission violation fails a request too: a misconfigured user, not NATS being away.
+  if (error instanceof PermissionViolationError || (error instanceof Error && error.cause instanceof PermissionViolationError)) return false;
   if (
     error instanceof TimeoutError ||
     error instanceof RequestError ||
