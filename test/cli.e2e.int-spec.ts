@@ -101,7 +101,7 @@ describe('chorus CLI, end to end', () => {
     expect((await getJson(`${f.url}/v1/workflows/${id}`)).body.status).toBe('cancelled');
   });
 
-  it('chorus - clear errors: usage (exit 2), unknown workflow (exit 1), unreachable NATS (exit 3)', async () => {
+  it('chorus - clear errors: usage (exit 2), unknown workflow (exit 1), unreachable NATS (exit 3), bad configuration (exit 2)', async () => {
     const usage = await chorus(f, 'query');
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/query needs exactly one argument/);
@@ -116,5 +116,13 @@ describe('chorus CLI, end to end', () => {
     );
     expect(code).toBe(3);
     expect(stderr).toMatch(/cannot reach Chorus/);
+
+    // A bad setting is a usage error naming the variable, not a stack trace.
+    const config = await run(process.execPath, [BIN, 'status', 'x', '--nats', f.nats.url], { env: { ...process.env, NATS_URL: '', CHORUS_NATS_TIMEOUT_MS: 'soon' } }).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect({ code: config.code, stderr: config.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(/^chorus: invalid configuration:\n {2}- CHORUS_NATS_TIMEOUT_MS/) });
+    expect(config.stderr).not.toMatch(/ at /);
   });
 });

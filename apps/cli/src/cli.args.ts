@@ -19,8 +19,9 @@ Options:
   --nats URL          NATS server (default: NATS_URL, else nats://127.0.0.1:4222)
   -h, --help          this help
 
-Exit codes: 0 completed/ok, 1 workflow failed, timed out or cancelled, 2 usage error,
-3 Chorus unreachable or its hub behind (it did not record the workflow or confirm its end in time).`;
+Exit codes: 0 completed/ok; 1 workflow failed, timed out or cancelled, no such workflow, or
+(cancel) already finished; 2 usage error or bad configuration; 3 Chorus unreachable or its hub
+behind (it did not record the workflow or confirm its end in time).`;
 
 export interface CliArgs {
   command: 'query' | 'status' | 'history' | 'watch' | 'list' | 'cancel' | 'help';

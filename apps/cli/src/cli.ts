@@ -1,5 +1,5 @@
 import { Bus, ChorusClient, NoRespondersError, RequestTimeoutError } from '@chorus/bus';
-import { busOptionsFor, parseChorusConfig } from '@chorus/config';
+import { busOptionsFor, parseChorusConfig, type ChorusConfig } from '@chorus/config';
 import { DEFAULT_TENANT, InvalidEnvelopeError, isTerminalStatus, type WorkflowStatus, type WorkflowView } from '@chorus/envelope';
 import { createRootLogger } from '@chorus/observability';
 import { parseCliArgs, USAGE, type CliArgs } from './cli.args';
@@ -30,7 +30,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stdout(USAGE);
     return ExitCodes.Ok;
   }
-  const config = parseChorusConfig({ ...io.env, ...(args.nats ? { NATS_URL: args.nats } : {}) }, io.cwd);
+  let config: ChorusConfig;
+  try {
+    config = parseChorusConfig({ ...io.env, ...(args.nats ? { NATS_URL: args.nats } : {}) }, io.cwd);
+  } catch (e) {
+    // A ConfigError names every bad variable.
+    io.stderr(`chorus: ${(e as Error).message}`);
+    return ExitCodes.Usage;
+  }
   const log = createRootLogger({ name: 'cli', level: 'silent' });
   let bus: Bus;
   try {
@@ -91,10 +98,14 @@ async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus,
       }
       const { submitted, workflow } = await client.submitAndWait(request, options);
       if (!workflow) {
-        io.stderr(`chorus: the hub has no record of ${submitted.correlation_id} yet`);
-        return ExitCodes.WorkflowNotCompleted;
+        io.stderr(`chorus: the hub has no record of ${submitted.correlation_id} yet; ask again with: chorus status ${submitted.correlation_id}`);
+        return ExitCodes.Unreachable;
       }
       print(workflow, () => renderWorkflow(workflow));
+      if (!isTerminalStatus(workflow.status)) {
+        io.stderr(`chorus: the hub has not confirmed the end of ${workflow.correlation_id} (still ${workflow.status} after its deadline); ask again with: chorus status ${workflow.correlation_id}`);
+        return ExitCodes.Unreachable;
+      }
       return exitFor(workflow);
     }
     case 'status': {
