@@ -45,4 +45,12 @@ describe('parseChorusConfig', () => {
     const problems = (error as ConfigError).problems.join('\n');
     for (const name of ['CHORUS_HTTP_PORT', 'CHORUS_RRF_K', 'CHORUS_PROFILES', 'CHORUS_LOG_LEVEL']) expect(problems).toContain(name);
   });
+
+  it('parseChorusConfig - RRF weights: each from 0 to the envelope\'s limit (1000), or start-up fails naming the entry', () => {
+    expect(parseChorusConfig({ CHORUS_RRF_WEIGHTS: 'bm25=1000,trigram=0,wordvec=0.5' }, '/').search.rrfWeights).toEqual({ bm25: 1000, trigram: 0, wordvec: 0.5 });
+    // A weight the envelope refuses would make every execution_plan a dead letter and every workflow time out.
+    for (const bad of ['bm25=1001', 'bm25=-1', 'bm25=', 'bm25= ', 'bm25=Infinity', 'BM 25=1']) {
+      expect(() => parseChorusConfig({ CHORUS_RRF_WEIGHTS: bad }, '/')).toThrow(/CHORUS_RRF_WEIGHTS .*weights from 0 to 1000/);
+    }
+  });
 });

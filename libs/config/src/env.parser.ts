@@ -55,16 +55,16 @@ export class EnvReader {
     return items.filter((i) => !bad.includes(i));
   }
 
-  /** `name=number,name=number` into a record, e.g. `CHORUS_RRF_WEIGHTS=bm25=1,trigram=0.5`. */
-  weights(name: string, pattern: RegExp): Record<string, number> {
+  /** `name=number,name=number` into a record, e.g. `CHORUS_RRF_WEIGHTS=bm25=1,trigram=0.5`; each weight from 0 to `max`. */
+  weights(name: string, pattern: RegExp, max: number): Record<string, number> {
     const raw = this.optional(name);
     if (raw === undefined) return {};
     const out: Record<string, number> = {};
     for (const item of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
       const [key, value] = item.split('=');
       const n = Number(value);
-      if (!key || !pattern.test(key) || value === undefined || !Number.isFinite(n) || n < 0) {
-        this.problems.push(`${name} must look like bm25=1,trigram=0.5 (non-negative weights); bad entry ${JSON.stringify(item)}`);
+      if (!key || !pattern.test(key) || value === undefined || value.trim() === '' || !Number.isFinite(n) || n < 0 || n > max) {
+        this.problems.push(`${name} must look like bm25=1,trigram=0.5 (weights from 0 to ${max}); bad entry ${JSON.stringify(item)}`);
       } else out[key] = n;
     }
     return out;
