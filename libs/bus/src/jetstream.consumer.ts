@@ -6,6 +6,7 @@ import {
   idempotencyKey,
   isMessageType,
   parseEnvelope,
+  StepFailedError,
   toErrorDetails,
   workflowFilter,
   type Envelope,
@@ -115,6 +116,7 @@ export class JetStreamConsumer {
     const timer = this.bus.metrics.stepDuration.startTimer({ agent: this.options.agent, message_type: envelope.message_type });
     try {
       const outbound = toOutbound(await this.handler(envelope, ctx.context));
+      for (const { envelope: out } of outbound) checkOutbound(out, this.options.agent);
       await Promise.all(
         outbound.map(({ envelope: out, part }) => {
           out.attempt = delivery;
@@ -222,4 +224,16 @@ export class JetStreamConsumer {
     const base = Math.min(this.options.retryMaxMs, this.options.retryBaseMs * 2 ** (delivery - 1));
     return Math.round(base * (0.8 + Math.random() * 0.4));
   }
+}
+
+/**
+ * What a handler returns must pass the same check its readers will make: an invalid envelope would
+ * be dead-lettered by the next agent and the hub, and the workflow would wait out its deadline.
+ * Refused here, it fails the step at once, with the fields that are wrong.
+ */
+function checkOutbound(out: Envelope, agent: string): void {
+  const checked = parseEnvelope(out);
+  if (checked.ok) return;
+  const fields = checked.error.errors.map((e) => `${e.field}: ${e.messages.join('; ')}`).join(', ');
+  throw new StepFailedError('INVALID_OUTPUT', `${agent} produced an invalid ${String(out.message_type)} envelope (${fields})`, { retryable: false });
 }

@@ -146,4 +146,35 @@ describe('JetStreamConsumer', () => {
     await consumer.stop();
     reports.stop();
   });
+
+  it('JetStreamConsumer - an invalid envelope from the handler is not published: the step fails at once, naming the fields', async () => {
+    const reports = await collect('chorus.wf.acme.status_update.*');
+    const outputs = await collect('chorus.wf.acme.classification_result.*');
+    let calls = 0;
+    const consumer = new JetStreamConsumer(
+      bus,
+      'query',
+      { ...defaultConsumerOptions('sloppy'), maxDeliver: 3, retryBaseMs: 20 },
+      async (env) => {
+        if (env.correlation_id === 'wf-sloppy-1') calls += 1;
+        // confidence out of range: the next agent and the hub would dead-letter it, and the workflow would wait out its deadline.
+        return deriveEnvelope(env, {
+          messageType: 'classification_result',
+          agent: 'sloppy',
+          payload: { request: env.payload as never, search_text: 'hello', intent: 'lookup', entities: [], modality: 'keyword', complexity: 'simple', confidence: 7, explicit_profiles: [], signals: [] },
+        });
+      },
+      log,
+    );
+    await consumer.start();
+    await bus.publish(queryEnvelope('wf-sloppy-1'));
+    await waitFor(() => reports.items.some((r) => (r as Envelope).correlation_id === 'wf-sloppy-1'), { what: 'a failure report' });
+    const report = reports.items.find((r) => (r as Envelope).correlation_id === 'wf-sloppy-1') as Envelope<'status_update'>;
+    expect({ calls, type: report.error_details?.error_type, workflow_status: report.payload.workflow_status }).toEqual({ calls: 1, type: 'INVALID_OUTPUT', workflow_status: 'failed' });
+    expect(report.error_details?.error_message).toMatch(/sloppy produced an invalid classification_result envelope \(payload\.confidence: /);
+    expect(outputs.items.filter((o) => (o as Envelope).correlation_id === 'wf-sloppy-1')).toEqual([]);
+    await consumer.stop();
+    reports.stop();
+    outputs.stop();
+  });
 });
