@@ -101,6 +101,12 @@ describe('chorus CLI, end to end', () => {
     expect((await getJson(`${f.url}/v1/workflows/${id}`)).body.status).toBe('cancelled');
   });
 
+  it('chorus bench - runs the benchmark script with its own options (here its help), needing no running Chorus', async () => {
+    const help = await run(process.execPath, [BIN, 'bench', '--help'], { env: { ...process.env, NATS_URL: 'nats://127.0.0.1:1' } });
+    expect(help.stdout).toMatch(/--only a,b/);
+    expect(help.stdout).toMatch(/--concurrency 1,16,64/);
+  });
+
   it('chorus - clear errors: usage (exit 2), unknown workflow (exit 1), unreachable NATS (exit 3), bad configuration (exit 2)', async () => {
     const usage = await chorus(f, 'query');
     expect(usage.code).toBe(2);

@@ -13,6 +13,7 @@ Commands:
   list [--status S] [--limit N] [--tenant T]
                       recent workflows
   cancel <id>         cancel a workflow
+  bench [options]     run the benchmark (as npm run bench; chorus bench --help lists its options)
 
 Options:
   --json              print JSON instead of text

@@ -1,3 +1,7 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { constants as osConstants } from 'node:os';
+import { join } from 'node:path';
 import { Bus, ChorusClient, NoRespondersError, RequestTimeoutError } from '@chorus/bus';
 import { busOptionsFor, parseChorusConfig, type ChorusConfig } from '@chorus/config';
 import { DEFAULT_TENANT, InvalidEnvelopeError, isTerminalStatus, type WorkflowStatus, type WorkflowView } from '@chorus/envelope';
@@ -19,6 +23,8 @@ export const ExitCodes = Object.freeze({ Ok: 0, WorkflowNotCompleted: 1, Usage: 
 
 /** Runs one CLI command; returns the exit code. Never throws. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  // The benchmark has options of its own; it starts its own servers and needs no running Chorus.
+  if (argv[0] === 'bench') return runBenchmark(argv.slice(1), io);
   let args: CliArgs;
   try {
     args = parseCliArgs(argv);
@@ -158,3 +164,21 @@ function notFound(io: CliIo, id: string): number {
   return ExitCodes.WorkflowNotCompleted;
 }
 
+/** The benchmark script compiled beside the CLI (`dist/scripts/bench/bench.js`). */
+const BENCH_SCRIPT = join(__dirname, '..', '..', '..', 'scripts', 'bench', 'bench.js');
+
+/** `chorus bench [options]`: `npm run bench` without the build step; its output goes straight to this terminal. */
+async function runBenchmark(argv: string[], io: CliIo): Promise<number> {
+  if (!existsSync(BENCH_SCRIPT)) {
+    io.stderr(`chorus: the benchmark is not built (${BENCH_SCRIPT} is missing); run npm run build in the Chorus checkout`);
+    return ExitCodes.Usage;
+  }
+  const child = spawn(process.execPath, [BENCH_SCRIPT, ...argv], { stdio: 'inherit', env: { ...process.env, ...io.env }, cwd: io.cwd });
+  return new Promise<number>((resolve) => {
+    child.on('error', (e) => {
+      io.stderr(`chorus: the benchmark could not start: ${e.message}`);
+      resolve(ExitCodes.Usage);
+    });
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 + (osConstants.signals[signal] ?? 0) : 1)));
+  });
+}
