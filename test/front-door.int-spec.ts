@@ -167,6 +167,13 @@ describe('front door: OpenAPI', () => {
     expect(Object.keys(doc.components.schemas.SubmitQueryDto.properties).sort()).toEqual(
       ['deadline_ms', 'profiles', 'query', 'require_all', 'session_id', 'tenant_id', 'top_k'],
     );
+    // Defaults and the deadline cap as this deployment has them.
+    const { top_k, deadline_ms } = doc.components.schemas.SubmitQueryDto.properties;
+    expect({ top_k: top_k.default, deadline: deadline_ms.default, max: deadline_ms.maximum }).toEqual({
+      top_k: f.config.workflow.defaultTopK,
+      deadline: f.config.workflow.defaultDeadlineMs,
+      max: f.config.workflow.maxDeadlineMs,
+    });
   });
 });
 

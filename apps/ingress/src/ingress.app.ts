@@ -55,7 +55,7 @@ export async function startIngress(bus: Bus, config: ChorusConfig, parentLog: Lo
   app.use(requireObjectBody);
   app.useGlobalPipes(new RequestValidationPipe());
   app.useGlobalFilters(new HttpErrorFilter(log));
-  mountOpenApi(app);
+  mountOpenApi(app, config.workflow);
   await app.listen(config.http.port, config.http.host);
   const address = app.getHttpServer().address() as { address: string; port: number };
   const host = address.address === '::' || address.address === '0.0.0.0' ? '127.0.0.1' : address.address;

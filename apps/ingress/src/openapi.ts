@@ -1,8 +1,15 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 
+/** What the document says of the query body that depends on the deployment's settings. */
+export interface QueryLimits {
+  defaultTopK: number;
+  defaultDeadlineMs: number;
+  maxDeadlineMs: number;
+}
+
 /** OpenAPI for the HTTP API: the UI at `/docs`, the document at `/docs/openapi.json`. */
-export function mountOpenApi(app: NestExpressApplication): void {
+export function mountOpenApi(app: NestExpressApplication, limits: QueryLimits): void {
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
@@ -18,5 +25,9 @@ export function mountOpenApi(app: NestExpressApplication): void {
       .addSecurityRequirements('bearer')
       .build(),
   );
+  // The decorators hold the contract's bounds; the defaults and the deadline cap are this deployment's.
+  const body = document.components?.schemas?.SubmitQueryDto as { properties?: Record<string, Record<string, unknown>> } | undefined;
+  if (body?.properties?.top_k) body.properties.top_k.default = limits.defaultTopK;
+  if (body?.properties?.deadline_ms) Object.assign(body.properties.deadline_ms, { default: limits.defaultDeadlineMs, maximum: limits.maxDeadlineMs });
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
 }
