@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { waitFor } from '@chorus/testing';
+import { startNats, waitFor } from '@chorus/testing';
 import { startResponder } from '../apps/responder/src';
 import { getJson, startChorusFixture, stopApp, type ChorusFixture } from './chorus.fixture';
 
@@ -122,6 +122,20 @@ describe('chorus CLI, end to end', () => {
     );
     expect(code).toBe(3);
     expect(stderr).toMatch(/cannot reach Chorus/);
+
+    // A NATS server that answers but has no Chorus streams: exit 3 at once, not a process kept alive by its connection.
+    const bare = await startNats({ own: true });
+    try {
+      const started = Date.now();
+      const empty = await run(process.execPath, [BIN, 'list', '--nats', bare.url], { env: { ...process.env, NATS_URL: '' }, timeout: 20_000 }).then(
+        () => ({ code: 0, stderr: '' }),
+        (e: { code: number; stderr: string }) => e,
+      );
+      expect({ code: empty.code, stderr: empty.stderr }).toEqual({ code: 3, stderr: expect.stringMatching(/cannot reach Chorus/) });
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      await bare.stop();
+    }
 
     // A bad setting is a usage error naming the variable, not a stack trace.
     const config = await run(process.execPath, [BIN, 'status', 'x', '--nats', f.nats.url], { env: { ...process.env, NATS_URL: '', CHORUS_NATS_TIMEOUT_MS: 'soon' } }).then(

@@ -1,4 +1,20 @@
+import { request } from 'node:http';
 import { postJson, startChorusFixture, type ChorusFixture } from './chorus.fixture';
+
+/** A POST with no body at all: no Content-Length, no Transfer-Encoding (as `curl -XPOST url` sends it). */
+function postWithoutBody(url: string): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST' }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null }));
+    });
+    req.on('error', reject);
+    req.removeHeader('content-length');
+    req.removeHeader('transfer-encoding');
+    req.end();
+  });
+}
 
 // One Chorus for both groups: every assertion about counts compares before and after.
 let f: ChorusFixture;
@@ -146,5 +162,17 @@ describe('HTTP - hostile input gets a 400 naming the field, never a 500', () => 
     await get('/v1/workflows?cursor=W10');
     await postJson(`${f.url}/v1/queries`, { query: '' });
     expect((await responses(400)) - before).toBe(2);
+  });
+});
+
+describe('requests without a body', () => {
+  it('POST /v1/workflows/:id/cancel with no body at all is answered for the workflow (404 here), not 415; a non-JSON body still is 415', async () => {
+    const none = await postWithoutBody(`${f.url}/v1/workflows/01a22d8c-c74d-773c-8da3-835b380903bd/cancel`);
+    expect(none.status).toBe(404);
+    const text = await fetch(`${f.url}/v1/workflows/01a22d8c-c74d-773c-8da3-835b380903bd/cancel`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'please' });
+    expect(text.status).toBe(415);
+    // A query with no body is a 400 naming query, not a 415.
+    const query = await postWithoutBody(`${f.url}/v1/queries`);
+    expect({ status: query.status, fields: fieldsOf(query.body) }).toEqual({ status: 400, fields: ['query'] });
   });
 });

@@ -45,11 +45,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return ExitCodes.Usage;
   }
   const log = createRootLogger({ name: 'cli', level: 'silent' });
-  let bus: Bus;
+  let bus: Bus | undefined;
   try {
     bus = await Bus.connect(busOptionsFor(config, 'cli'), log);
     await bus.jsm.streams.info(config.bus.workflowStream);
   } catch (e) {
+    // A server without Chorus's streams answers: close the connection, or it keeps the process alive.
+    await bus?.close().catch(() => undefined);
     io.stderr(`chorus: cannot reach Chorus at ${config.bus.servers.join(', ')}: ${(e as Error).message}\nIs it running? Start it with: npm start`);
     return ExitCodes.Unreachable;
   }

@@ -1,10 +1,13 @@
 import type { NextFunction, Request, Response } from 'express';
 import { errorBody } from './http.errors';
 
-/** Requests that carry a body must say it is JSON. */
+/**
+ * Requests that carry a body must say it is JSON. A request without one (no Content-Length, or 0,
+ * and no Transfer-Encoding: `curl -XPOST …/cancel`) has nothing to check.
+ */
 export function requireJson(req: Request, res: Response, next: NextFunction): void {
-  const hasBody = req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH';
-  if (hasBody && Number(req.headers['content-length'] ?? 1) > 0 && !req.is('application/json')) {
+  const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  if (hasBody && !req.is('application/json')) {
     res.status(415).json(errorBody(415, 'the request body must be JSON (Content-Type: application/json)'));
     return;
   }
