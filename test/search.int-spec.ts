@@ -3,7 +3,7 @@ import { parseEnvelope, workflowSubject, type ToolResultsPayload, type WorkflowV
 import { analyzeEnglish } from '@chorus/profiles';
 import { waitFor } from '@chorus/testing';
 import { startProfiles } from '../apps/profile/src';
-import { postJson, startChorusFixture, type ChorusFixture } from './chorus.fixture';
+import { postJson, startChorusFixture, stopApp, type ChorusFixture } from './chorus.fixture';
 
 describe('search fan-out and profile discovery', () => {
   let f: ChorusFixture;
@@ -106,5 +106,46 @@ describe('search fan-out and profile discovery', () => {
     expect(settled.result?.provenance.profiles_used).toEqual(['bm25']);
     const took = Date.parse(settled.finished_at!) - Date.parse(settled.started_at);
     expect(took).toBeLessThan(1000);
+  });
+});
+
+describe('a configured profile that died', () => {
+  let f: ChorusFixture;
+  const profiles: Component[] = [];
+
+  beforeAll(async () => {
+    f = await startChorusFixture({ CHORUS_PROFILES: 'bm25,trigram' });
+    // Each configured profile in a process of its own, as far as the bus can tell: one can die alone.
+    await stopApp(f, 'profiles');
+    for (const name of ['bm25', 'trigram']) profiles.push(await startProfiles(f.chorus.bus, f.config, f.log, [name]));
+  });
+  afterAll(async () => {
+    await Promise.all(profiles.map((p) => p.close()));
+    await f?.stop();
+  });
+
+  const ask = async (body: object): Promise<WorkflowView> => (await postJson(`${f.url}/v1/queries?wait=true`, body)).body;
+
+  it('search - is still a lens the workflow lost once discovery has noticed: degraded names it (unavailable) at once, and require_all fails naming it', async () => {
+    expect((await ask({ query: 'reciprocal rank fusion' })).result?.provenance.profiles_used.sort()).toEqual(['bm25', 'trigram']);
+    await profiles.pop()!.close();
+    // Right after, a request may find no responders, or discovery has already forgotten it: either way the same report.
+    const settled = await waitFor(
+      async () => {
+        const v = await ask({ query: 'reciprocal rank fusion', deadline_ms: 5000 });
+        const forgotten = v.degradations?.some((d) => d.profile === 'trigram');
+        return forgotten && Date.parse(v.finished_at!) - Date.parse(v.started_at) < 1000 ? v : undefined;
+      },
+      { timeoutMs: 8000, intervalMs: 300, what: 'a fast workflow without trigram' },
+    );
+    expect({ status: settled.status, degraded: settled.degraded, used: settled.result?.provenance.profiles_used }).toEqual({ status: 'completed', degraded: true, used: ['bm25'] });
+    expect(settled.degradations).toEqual([expect.objectContaining({ profile: 'trigram', reason: 'unavailable' })]);
+    // Well after discovery's refreshes, still reported, never silently dropped.
+    await new Promise((r) => setTimeout(r, 2500));
+    const later = await ask({ query: 'reciprocal rank fusion', deadline_ms: 5000 });
+    expect({ degraded: later.degraded, missing: later.degradations?.map((d) => d.profile) }).toEqual({ degraded: true, missing: ['trigram'] });
+    const strict = await ask({ query: 'reciprocal rank fusion', deadline_ms: 5000, require_all: true });
+    expect(strict.status).toBe('failed');
+    expect(JSON.stringify(strict.errors)).toMatch(/require_all .*trigram \(unavailable\)/);
   });
 });

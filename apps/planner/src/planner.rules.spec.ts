@@ -92,10 +92,10 @@ describe('planExecution', () => {
     const code = planExecution(classification({ modality: 'code', intent: 'lookup' }), options, deadline, now, running);
     expect(code.profiles.map((p) => p.name)).toEqual(['bm25', 'trigram']);
     expect(code.alternatives).toContainEqual(expect.objectContaining({ name: 'wordvec', confidence: 0.3 }));
-    // Not running: an alternative, never a lens the workflow would lose.
+    // Configured and called for, but not running: still planned, so the workflow reports the lens it lost.
     const absent = planExecution(claim, { ...options, profiles: ['bm25', 'trigram', 'wordvec'] }, deadline, now, ['bm25', 'trigram']);
-    expect(absent.profiles.map((p) => p.name)).toEqual(['bm25', 'trigram']);
-    expect(absent.alternatives).toContainEqual(expect.objectContaining({ name: 'wordvec', reason: 'no instance is running' }));
+    expect(absent.profiles.map((p) => p.name)).toEqual(['bm25', 'trigram', 'wordvec']);
+    expect(absent.profiles[2].reason).toMatch(/; no instance is running$/);
   });
 
   it('planExecution - COMPLEX leaves a weak profile as an alternative', () => {
@@ -118,10 +118,11 @@ describe('planExecution', () => {
     expect(plan.require_all).toBe(true);
   });
 
-  it('planExecution - COMPLEX plans the profiles that run now, and lists a configured one with no instance as an alternative', () => {
+  it('planExecution - COMPLEX keeps a configured profile with no instance in the plan, saying so, so the search step reports it missing (degraded, or failed with require_all)', () => {
     const plan = planExecution(classification(), options, deadline, now, ['bm25']);
-    expect(plan.profiles.map((p) => p.name)).toEqual(['bm25']);
-    expect(plan.alternatives).toContainEqual(expect.objectContaining({ name: 'trigram', reason: 'no instance is running' }));
+    expect(plan.profiles.map((p) => p.name)).toEqual(['bm25', 'trigram']);
+    expect(plan.profiles[1].reason).toMatch(/; no instance is running$/);
+    expect(plan.profiles[0].reason).not.toMatch(/no instance/);
   });
 
   it('planExecution - COMPLEX uses a profile that started after the planner, though not configured', () => {

@@ -49,24 +49,21 @@ export function planExecution(
       .map((name) => ({ name, confidence: 0, reason: 'not named by the caller' }));
   } else {
     route = 'COMPLEX';
-    // Choose among the profiles that run now (one started after this planner included); a
-    // configured profile with no instance is an alternative, not a lens the workflow would lose.
-    const candidates = available === null ? [...options.profiles] : unique([...options.profiles.filter(running), ...available]);
-    const scored = candidates.map((name) => scoreProfile(name, classification));
+    // Choose among the configured profiles and any other that runs now (one started after this
+    // planner). A configured one the query calls for stays planned while no instance runs: the
+    // search step reports it unavailable without waiting for it, so the workflow says it lost that
+    // lens (degraded), and require_all fails naming it; it is not quietly dropped.
+    const candidates = unique([...options.profiles, ...(available ?? [])]);
+    const scored = candidates.map((name) => {
+      const p = scoreProfile(name, classification);
+      return running(name) ? p : { ...p, reason: `${p.reason}; no instance is running` };
+    });
     profiles = scored.filter((p) => p.confidence >= SELECTION_THRESHOLD);
-    alternatives = [
-      ...scored.filter((p) => p.confidence < SELECTION_THRESHOLD),
-      ...options.profiles.filter((p) => !running(p)).map((name) => ({ name, confidence: 0, reason: 'no instance is running' })),
-    ];
+    alternatives = scored.filter((p) => p.confidence < SELECTION_THRESHOLD);
     if (profiles.length === 0 && scored.length > 0) {
       const best = [...scored].sort((a, b) => b.confidence - a.confidence)[0];
       profiles = [best];
       alternatives = alternatives.filter((p) => p !== best);
-    }
-    if (profiles.length === 0) {
-      // Nothing runs: plan the configured profiles, so the search step reports them unavailable.
-      profiles = options.profiles.map((name) => ({ name, confidence: 0, reason: 'configured; no instance is running' }));
-      alternatives = [];
     }
   }
   const remaining = workflowDeadline.getTime() - now.getTime();

@@ -5,6 +5,7 @@ import {
   MessageTypes,
   StepFailedError,
   type Envelope,
+  type Degradation,
   type EnvelopeOf,
   type ExecutionPlanPayload,
   type FusedResult,
@@ -40,8 +41,13 @@ export class ExecutionPlanHandler {
     const started = Date.now();
     const plan = envelope.payload as ExecutionPlanPayload;
     const deadline = new Date(Math.min(Date.parse(plan.search_deadline), ctx.deadline.getTime()));
-    const names = plan.profiles.map((p) => p.name);
-    const { replies, degraded } = await fanOut(this.profiles, {
+    // A planned profile discovery knows no instance of (it died, or never started) is not waited
+    // for: it is reported unavailable at once, and the workflow says it lost that lens.
+    const names = plan.profiles.map((p) => p.name).filter((name) => this.registry.has(name));
+    const absent: Degradation[] = plan.profiles
+      .filter((p) => !this.registry.has(p.name))
+      .map((p) => ({ profile: p.name, reason: 'unavailable', detail: `no instance of profile ${p.name} is running` }));
+    const { replies, degraded: failed } = await fanOut(this.profiles, {
       profiles: names,
       text: plan.search_text,
       limit: plan.fusion.rank_window,
@@ -50,7 +56,8 @@ export class ExecutionPlanHandler {
       profileTimeoutMs: this.options.profileTimeoutMs,
       signal: ctx.signal,
     });
-    for (const d of degraded) if (d.reason === 'unavailable') this.registry.markUnavailable(d.profile);
+    for (const d of failed) if (d.reason === 'unavailable') this.registry.markUnavailable(d.profile);
+    const degraded = [...absent, ...failed];
     if (degraded.length > 0) ctx.log.warn({ degraded }, 'searched without every lens');
     if (plan.require_all && degraded.length > 0) {
       const missing = degraded.map((d) => `${d.profile} (${d.reason})`).join(', ');
