@@ -11,6 +11,7 @@ import {
   workflowFilter,
   type Envelope,
   type MessageType,
+  type WorkflowStatus,
 } from '@chorus/envelope';
 import { createEnvelopeLogger, type Logger } from '@chorus/observability';
 import type { ConsumerOptions } from './bus.options';
@@ -21,6 +22,9 @@ import { isTransient } from './transient-error';
 import type { EnvelopeHandler, HandlerContext } from './handler.types';
 import { toOutbound } from './handler.types';
 import type { Bus } from './nats.bus';
+
+/** Envelopes stored up to this long after a process began to listen for ends are looked up too. */
+const LISTENING_MARGIN_MS = 2000;
 
 /** Every message type, for a consumer (the hub's) that sees the whole workflow stream. */
 export const ALL_MESSAGE_TYPES = '*';
@@ -97,7 +101,7 @@ export class JetStreamConsumer {
       subject: m.subject,
       agent: this.options.agent,
     });
-    const finished = this.options.skipFinished ? this.bus.finished?.statusOf(envelope.tenant_id, envelope.correlation_id) : undefined;
+    const finished = this.options.skipFinished ? await this.finishedStatus(m, envelope) : undefined;
     if (finished) {
       log.info({ workflow_status: finished }, `workflow already ${finished}; not starting work`);
       m.ack();
@@ -131,6 +135,26 @@ export class JetStreamConsumer {
     } finally {
       timer();
       ctx.dispose();
+    }
+  }
+
+  /**
+   * How the workflow ended, if this process knows it did. An envelope stored before this process
+   * began to listen for ends (a backlog after a restart) may belong to a workflow that ended while
+   * it was down (cancelled, say): that is read from the stream, once per such envelope.
+   */
+  private async finishedStatus(m: JsMsg, envelope: Envelope): Promise<WorkflowStatus | undefined> {
+    const finished = this.bus.finished;
+    if (!finished) return undefined;
+    const known = finished.statusOf(envelope.tenant_id, envelope.correlation_id);
+    // A margin for the server's clock and the subscription's set-up.
+    if (known || m.info.timestampNanos / 1e6 >= finished.listeningSince + LISTENING_MARGIN_MS) return known;
+    try {
+      return await finished.lookup(envelope.tenant_id, envelope.correlation_id);
+    } catch (e) {
+      // The work goes ahead; the hub still ignores what a finished workflow is sent.
+      this.log.warn({ err: e, correlation_id: envelope.correlation_id }, 'could not read how the workflow ended; handling the envelope');
+      return undefined;
     }
   }
 

@@ -78,7 +78,7 @@ export class Bus {
       throw new NoJetStreamError(options.servers, e);
     }
     const js = jetstream(nc, { timeout: options.requestTimeoutMs });
-    const bus = new Bus(nc, js, jsm, options, log, extras.trackFinished ? new FinishedWorkflows(nc) : undefined, extras.metrics ?? new Metrics(options.name));
+    const bus = new Bus(nc, js, jsm, options, log, extras.trackFinished ? new FinishedWorkflows(nc, { jsm, stream: options.workflowStream }) : undefined, extras.metrics ?? new Metrics(options.name));
     bus.watchStatus();
     return bus;
   }

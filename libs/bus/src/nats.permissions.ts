@@ -52,7 +52,8 @@ export function servicePermissions(bus: Pick<BusOptions, 'workflowStream' | 'dea
     subscribe: [...new Set(parts.flatMap((p) => p.subscribe ?? []))],
   });
   const agent = (name: keyof typeof PIPELINE, extra: Partial<Permissions> = {}) =>
-    merge(common, { publish: [`chorus.wf.*.${PIPELINE[name].owns}.*`, 'chorus.wf.*.status_update.*', ...durable(`${name}_${PIPELINE[name].consumes}`)] }, extra);
+    // The stream's message-get: how a workflow ended, for a backlog after a restart (FinishedWorkflows.lookup).
+    merge(common, { publish: [`chorus.wf.*.${PIPELINE[name].owns}.*`, 'chorus.wf.*.status_update.*', `$JS.API.STREAM.MSG.GET.${WF}`, ...durable(`${name}_${PIPELINE[name].consumes}`)] }, extra);
   const kvBuckets = [hub.ledgerBucket, 'chorus_leases'];
   const hubStreams = [...streams, hub.ledgerEventsStream, ...kvBuckets.map((b) => `KV_${b}`)];
   const client = merge(common, {
