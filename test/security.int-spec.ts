@@ -73,7 +73,7 @@ describe('NATS security', () => {
       expect(stored.state.subjects?.['chorus.wf.default.response.forged-1'] ?? 0).toBe(0);
       expect(violations().some((l) => l.includes('chorus.wf.default.response.forged-1'))).toBe(true);
       // A JetStream API the user may not use fails at once, as an error no retry gets past (not "NATS away").
-      const refused = await intent.jsm.streams.getMessage(f.config.bus.workflowStream, { last_by_subj: 'chorus.wf.default.query.forged-1' }).then(
+      const refused = await intent.jsm.streams.getMessage(`KV_${f.config.hub.bucket}`, { last_by_subj: `$KV.${f.config.hub.bucket}.x` }).then(
         () => null,
         (e: unknown) => e,
       );
