@@ -104,6 +104,30 @@ describe('watchers when the hub is gone', () => {
     expect(ending).toMatch(/deadline|timed out/i);
   });
 
+  it('a hub down before the request - ?wait=true answers 504 with the accepted workflow\'s id; A2A SendMessage returns the task working, with the reason', async () => {
+    await stopApp(f, 'hub');
+    const waited = await postJson(`${f.url}/v1/queries?wait=true`, { query: 'what does the hub record', deadline_ms: 1000 });
+    expect({ status: waited.status, id: typeof waited.body.correlation_id, url: waited.body.status_url, message: waited.body.message }).toEqual({
+      status: 504,
+      id: 'string',
+      url: `/v1/workflows/${waited.body.correlation_id}`,
+      message: expect.stringMatching(/accepted, but the hub has not confirmed how it ended/),
+    });
+    expect(waited.headers.get('location')).toBe(`/v1/workflows/${waited.body.correlation_id}`);
+    // The query is in the stream: a hub that comes back will find it.
+    const stored = await f.chorus.bus.jsm.streams.getMessage(f.config.bus.workflowStream, { last_by_subj: `chorus.wf.default.query.${waited.body.correlation_id}` });
+    expect(stored).not.toBeNull();
+
+    const client = await new ClientFactory().createFromUrl(f.url);
+    const sent: any = await client.sendMessage({
+      message: { messageId: randomUUID(), role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: 'how are duplicates dropped' } }] },
+    } as never);
+    const task = sent.payload?.value ?? sent;
+    expect(task.status.state).toBe(TaskState.TASK_STATE_WORKING);
+    const text = (task.status.message?.parts ?? []).map((p: any) => p.content?.value ?? '').join('');
+    expect(text).toMatch(/hub has not confirmed how workflow .* ended/);
+  });
+
   it('chorus watch - a watch whose hub stops before the workflow ends exits 3 (unreachable) with the reason on stderr, after the grace', async () => {
     const submitted = await postJson(`${f.url}/v1/queries`, { query: 'what does the hub record', deadline_ms: DEADLINE_MS });
     const id = submitted.body.correlation_id as string;

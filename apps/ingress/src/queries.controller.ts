@@ -76,8 +76,11 @@ export class QueriesController {
       return workflow;
     }
     res.status(504);
+    const why = workflow
+      ? `workflow ${submitted.correlation_id} did not finish by its deadline`
+      : `workflow ${submitted.correlation_id} was accepted, but the hub has not confirmed how it ended (it is not answering); follow it at its status_url`;
     return {
-      ...errorBody(504, `workflow ${submitted.correlation_id} did not finish by its deadline`),
+      ...errorBody(504, why),
       correlation_id: submitted.correlation_id,
       status_url: statusUrl(submitted.correlation_id),
       workflow,

@@ -17,7 +17,8 @@ import {
   type WorkflowView,
 } from '@chorus/envelope';
 import type { Bus } from './nats.bus';
-import { BusErrorCodes, NotRecordedYetError, RemoteError } from './bus.errors';
+import { BusErrorCodes, NoRespondersError, NotRecordedYetError, RemoteError, RequestTimeoutError } from './bus.errors';
+import { isTransient } from './transient-error';
 import { setTimerAt } from './long-timer';
 import { readWorkflowHistory } from './workflow.history';
 import { confirmEnded, terminalStatusOf } from './workflow.watch';
@@ -84,7 +85,8 @@ export class ChorusClient {
 
   /**
    * Submits and waits for the workflow's terminal status, then returns the hub's view of it. Resolves
-   * with the current (non-terminal) view if the hub reports nothing by the deadline plus grace.
+   * with the current (non-terminal) view if the hub reports nothing by the deadline plus grace, or
+   * with no view (null) if the hub does not answer then either.
    */
   async submitAndWait(request: SubmitQuery, options: SubmitOptions = {}): Promise<{ submitted: Submitted; workflow: WorkflowView | null }> {
     const { submitted, terminal } = await this.publishQuery(request, options, true);
@@ -94,7 +96,14 @@ export class ChorusClient {
         if (existing && isTerminalStatus(existing.status)) return { submitted, workflow: existing };
       }
       const ended = await terminal?.done;
-      return { submitted, workflow: ended ?? (await this.workflow(submitted.correlation_id, submitted.tenant_id)) };
+      if (ended) return { submitted, workflow: ended };
+      // The query is in the stream, and its id is the caller's only handle on it: a hub that does not
+      // answer now is "not confirmed" (null), not an error that would lose the id.
+      const view = await this.workflow(submitted.correlation_id, submitted.tenant_id).catch((e: unknown) => {
+        if (e instanceof NoRespondersError || e instanceof RequestTimeoutError || isTransient(e)) return null;
+        throw e;
+      });
+      return { submitted, workflow: view };
     } finally {
       terminal?.cancel();
     }

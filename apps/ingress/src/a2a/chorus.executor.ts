@@ -37,6 +37,7 @@ export class ChorusExecutor implements AgentExecutor {
       events.publish(
         AgentEvent.statusUpdate({ taskId, contextId, metadata: undefined, status: { state, timestamp: new Date().toISOString(), message: text ? agentMessage(taskId, contextId, text) : undefined } }),
       );
+    if (tenant) this.store?.markStarting(taskId, tenant);
     events.publish(
       AgentEvent.task({
         id: taskId,

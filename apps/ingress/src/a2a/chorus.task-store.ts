@@ -20,6 +20,8 @@ export class ChorusTaskStore implements TaskStore {
   private readonly snapshots = new Map<string, Task>();
   /** Keys of snapshots that are not the last word: their executor gave up waiting for the hub. */
   private readonly unconfirmed = new Set<string>();
+  /** Keys of tasks this process is starting: the ledger has no record of them to load yet. */
+  private readonly starting = new Set<string>();
 
   constructor(
     private readonly client: ChorusClient,
@@ -29,6 +31,7 @@ export class ChorusTaskStore implements TaskStore {
   async save(task: Task, ctx?: ServerCallContext): Promise<void> {
     const tenant = tenantOf(ctx);
     const key = `${tenant}\u0000${task.id}`;
+    this.starting.delete(key);
     this.snapshots.delete(key);
     this.snapshots.set(key, structuredClone(task));
     if (this.snapshots.size > MAX_SNAPSHOTS) {
@@ -61,8 +64,17 @@ export class ChorusTaskStore implements TaskStore {
       }
     }
     if (snapshot) return structuredClone(snapshot);
+    // A task being created here is new: nothing to ask the hub (which may be down) about.
+    if (this.starting.has(key)) return undefined;
     const view = await this.client.workflow(taskId, tenant);
     return view ? taskOf(view, taskId) : undefined;
+  }
+
+  /** The executor is about to create this task: loading it before its first save finds nothing, at once. */
+  markStarting(taskId: string, tenant: string): void {
+    this.starting.add(`${tenant}\u0000${taskId}`);
+    // Bounded like the snapshots: an entry the SDK never saves must not stay for ever.
+    if (this.starting.size > MAX_SNAPSHOTS) this.starting.delete(this.starting.values().next().value as string);
   }
 
   /**
