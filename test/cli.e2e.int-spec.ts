@@ -46,7 +46,9 @@ describe('chorus CLI, end to end', () => {
   it('chorus status and history - show the workflow and its envelopes in causal order', async () => {
     const q = await chorus(f, 'query', 'what is an envelope', '--wait', '--json');
     expect(q.code).toBe(0);
-    const id = JSON.parse(q.stdout.split('\n')[0]).correlation_id as string;
+    // stdout is one JSON document, the finished workflow; the id also went to stderr at once.
+    const id = JSON.parse(q.stdout).correlation_id as string;
+    expect(q.stderr).toBe(`correlation_id: ${id}\n`);
 
     const status = await chorus(f, 'status', id, '--json');
     expect(status.code).toBe(0);
@@ -84,6 +86,15 @@ describe('chorus CLI, end to end', () => {
     const list = await chorus(f, 'list', '--json', '--status', 'completed');
     expect(list.code).toBe(0);
     expect(JSON.parse(list.stdout).workflows.length).toBeGreaterThan(0);
+    // Paging: the cursor the first page gives is accepted and leads past it.
+    const first = JSON.parse((await chorus(f, 'list', '--json', '--limit', '1')).stdout);
+    expect(first.next_cursor).toEqual(expect.any(String));
+    const next = await chorus(f, 'list', '--json', '--limit', '1', '--cursor', first.next_cursor, '--agent', 'responder', '--since', '2020-01-01T00:00:00Z');
+    expect(next.code).toBe(0);
+    expect(JSON.parse(next.stdout).workflows[0].correlation_id).not.toBe(first.workflows[0].correlation_id);
+    // A value the hub refuses is a usage error, not "unreachable".
+    const refused = await chorus(f, 'list', '--status', 'bogus');
+    expect({ code: refused.code, stderr: refused.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(/^chorus: status must be one of/) });
 
     await stopApp(f, 'responder'); // the workflow then waits for a response until its deadline
     const q = await chorus(f, 'query', 'this one gets cancelled', '--json', '--deadline-ms', '20000');
@@ -111,6 +122,8 @@ describe('chorus CLI, end to end', () => {
     const usage = await chorus(f, 'query');
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/query needs exactly one argument/);
+    const deadline = await chorus(f, 'query', 'x', '--deadline-ms', '999999999');
+    expect({ code: deadline.code, stderr: deadline.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(/--deadline-ms must be from 100 to \d+/) });
 
     const missing = await chorus(f, 'status', 'no-such-workflow');
     expect(missing.code).toBe(1);

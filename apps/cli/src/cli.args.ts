@@ -10,8 +10,8 @@ Commands:
   history <id>        the workflow's envelopes, in stream order
   watch <id>          follow the workflow live, step by step, until it ends (or until
                       CHORUS_WATCH_GRACE_MS after its deadline if the hub never says)
-  list [--status S] [--limit N] [--tenant T]
-                      recent workflows
+  list [--status S] [--agent A] [--since T] [--until T] [--limit N] [--cursor C] [--tenant T]
+                      recent workflows, newest first (--cursor: the next page)
   cancel <id>         cancel a workflow
   bench [options]     run the benchmark (as npm run bench; chorus bench --help lists its options)
 
@@ -37,7 +37,11 @@ export interface CliArgs {
   session?: string;
   idempotencyKey?: string;
   status?: string;
+  agent?: string;
+  since?: string;
+  until?: string;
   limit?: number;
+  cursor?: string;
   nats?: string;
 }
 
@@ -65,7 +69,11 @@ export function parseCliArgs(argv: string[]): CliArgs {
         session: { type: 'string' },
         'idempotency-key': { type: 'string' },
         status: { type: 'string' },
+        agent: { type: 'string' },
+        since: { type: 'string' },
+        until: { type: 'string' },
         limit: { type: 'string' },
+        cursor: { type: 'string' },
         nats: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -94,7 +102,11 @@ export function parseCliArgs(argv: string[]): CliArgs {
     session: values.session,
     idempotencyKey: values['idempotency-key'],
     status: values.status,
+    agent: values.agent,
+    since: values.since,
+    until: values.until,
     limit: int('--limit', values.limit),
+    cursor: values.cursor,
     nats: values.nats,
   };
 }

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
-import { Bus, ChorusClient, NoRespondersError, RequestTimeoutError } from '@chorus/bus';
+import { Bus, ChorusClient, NoRespondersError, RemoteError, RequestTimeoutError } from '@chorus/bus';
 import { busOptionsFor, parseChorusConfig, type ChorusConfig } from '@chorus/config';
 import { DEFAULT_TENANT, InvalidEnvelopeError, isTerminalStatus, type WorkflowStatus, type WorkflowView } from '@chorus/envelope';
 import { createRootLogger } from '@chorus/observability';
@@ -18,6 +18,9 @@ export interface CliIo {
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
 }
+
+/** The shortest deadline a query may have, as over HTTP. */
+const MIN_DEADLINE_MS = 100;
 
 export const ExitCodes = Object.freeze({ Ok: 0, WorkflowNotCompleted: 1, Usage: 2, Unreachable: 3 });
 
@@ -70,6 +73,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       io.stderr(`chorus: invalid query:\n${e.errors.map((f) => `  ${f.field}: ${f.messages.join('; ')}`).join('\n')}`);
       return ExitCodes.Usage;
     }
+    if (e instanceof RemoteError && e.code === 'BAD_REQUEST') {
+      // The hub refused what was asked (an invalid id, status, tenant or cursor).
+      io.stderr(`chorus: ${e.fields ? e.fields.map((f) => f.messages.join('; ')).join('; ') : e.message}`);
+      return ExitCodes.Usage;
+    }
     if (e instanceof NoRespondersError || e instanceof RequestTimeoutError) {
       io.stderr(`chorus: the hub is not answering (${e.message}). Is Chorus running?`);
       return ExitCodes.Unreachable;
@@ -88,6 +96,10 @@ async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus,
   const accepted = { acceptedWithinMs: timing.maxDeadlineMs + 60_000 };
   switch (args.command) {
     case 'query': {
+      if (args.deadlineMs !== undefined && (args.deadlineMs < MIN_DEADLINE_MS || args.deadlineMs > timing.maxDeadlineMs)) {
+        io.stderr(`chorus: --deadline-ms must be from ${MIN_DEADLINE_MS} to ${timing.maxDeadlineMs} (CHORUS_MAX_DEADLINE_MS)`);
+        return ExitCodes.Usage;
+      }
       const request = {
         query: args.positional[0],
         tenant_id: tenant,
@@ -97,7 +109,10 @@ async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus,
         deadline_ms: args.deadlineMs,
         require_all: args.requireAll,
       };
-      const onSubmitted = (s: { correlation_id: string }) => io.stdout(args.json ? JSON.stringify({ correlation_id: s.correlation_id }) : `correlation_id: ${s.correlation_id}`);
+      // With --wait --json, stdout is one JSON document, the workflow (its correlation_id included);
+      // the id alone goes to stderr first, so it is known even if the wait ends badly.
+      const onSubmitted = (s: { correlation_id: string }) =>
+        args.json && args.wait ? io.stderr(`correlation_id: ${s.correlation_id}`) : io.stdout(args.json ? JSON.stringify({ correlation_id: s.correlation_id }) : `correlation_id: ${s.correlation_id}`);
       const options = { idempotencyKey: args.idempotencyKey, onSubmitted };
       if (!args.wait) {
         const s = await client.submit(request, options);
@@ -136,7 +151,15 @@ async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus,
       return finished ? exitFor(finished) : ExitCodes.WorkflowNotCompleted;
     }
     case 'list': {
-      const list = await client.list({ tenant_id: tenant, status: args.status as WorkflowStatus | undefined, limit: args.limit });
+      const list = await client.list({
+        tenant_id: tenant,
+        status: args.status as WorkflowStatus | undefined,
+        agent: args.agent,
+        since: args.since,
+        until: args.until,
+        limit: args.limit,
+        cursor: args.cursor,
+      });
       print(list, () => renderList(list));
       return ExitCodes.Ok;
     }
