@@ -39,4 +39,11 @@ describe('stock NestJS ClientProxy', () => {
       }),
     );
   });
+
+  it('ClientProxy - a deadline_ms over the deployment\'s cap is one error naming it, over the contract\'s bound too', async () => {
+    const refusal = async (deadline_ms: number) => firstValueFrom(client.send('chorus.query', { query: 'x', deadline_ms })).then(() => null, (e: { errors: Array<{ field: string; messages: string[] }> }) => e.errors);
+    const max = f.config.workflow.maxDeadlineMs;
+    expect(await refusal(max + 1)).toEqual([{ field: 'deadline_ms', messages: [`deadline_ms must not be greater than ${max}`] }]);
+    expect(await refusal(999_999_999)).toEqual([{ field: 'deadline_ms', messages: [`deadline_ms must not be greater than ${max}`] }]);
+  });
 });
