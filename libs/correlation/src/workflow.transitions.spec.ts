@@ -167,6 +167,33 @@ describe('applyDeadline', () => {
     expect(applyDeadline(timedOut.record, new Date(t0.getTime() + 20_000)).emits).toEqual([]);
   });
 
+  it('applyDeadline - records why (the step still to come) and ends the workflow at its deadline, though the hub applies it later', () => {
+    const q = query();
+    const classified = apply(apply(null, q).record, child(q, 'classification_result', 'intent', {}, { next_steps: ['planner', 'search'] })).record;
+    const late = applyDeadline(classified, new Date(t0.getTime() + 60_000)).record;
+    expect(late.finished_at).toBe(q.deadline);
+    expect(late.errors).toEqual([
+      { error_type: 'DEADLINE_EXCEEDED', error_message: `deadline ${q.deadline} passed (waiting for planner)`, retry_possible: false, agent: 'planner', step: null, at: q.deadline },
+    ]);
+  });
+
+  it('applyEnvelope - a workflow ends when its response was published, not when a hub that was down applies it', () => {
+    const q = query();
+    const c = child(q, 'classification_result', 'intent', {});
+    const p = child(c, 'execution_plan', 'planner', {});
+    const t = child(p, 'tool_results', 'search', tools());
+    const r = child(t, 'response', 'responder', { query: 'hello', answer: 'a', results: [], provenance: {} });
+    let record: WorkflowRecord | null = null;
+    for (const e of [q, c, p, t]) record = apply(record, e).record;
+    const later = new Date(t0.getTime() + 30_000);
+    const done = applyEnvelope(record, r, { idempotencyKey: idempotencyKey(r.correlation_id, r.message_type, r.agent), streamSeq: ++seq }, later).record;
+    expect({ status: done.status, finished_at: done.finished_at }).toEqual({ status: 'completed', finished_at: r.timestamp });
+    // A sender's clock ahead of the hub's cannot put the end after the moment the hub applies it.
+    const ahead = { ...r, timestamp: new Date(later.getTime() + 3_600_000).toISOString() };
+    const clamped = applyEnvelope(record, ahead, { idempotencyKey: idempotencyKey(r.correlation_id, r.message_type, r.agent), streamSeq: ++seq }, later).record;
+    expect(clamped.finished_at).toBe(later.toISOString());
+  });
+
   it('applyDeadline - leaves a finished workflow alone', () => {
     const { record } = runToResponse();
     expect(applyDeadline(record, new Date(t0.getTime() + 60_000)).record.status).toBe('completed');

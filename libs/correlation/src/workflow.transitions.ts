@@ -119,7 +119,7 @@ export function applyEnvelope(current: WorkflowRecord | null, envelope: Envelope
     }
     case 'response':
       record.result = envelope.payload as ResponsePayload;
-      return finish(record, 'completed', now, { reason: 'response published', step: 'response' });
+      return finish(record, 'completed', endedAt(record, envelope.timestamp, now), { reason: 'response published', step: 'response' });
     case 'orchestration_command':
       return command(record, envelope, now);
     default:
@@ -134,9 +134,13 @@ export function applyDeadline(record: WorkflowRecord, now: Date): Transition {
   if (isTerminalStatus(record.status) || Date.parse(record.deadline) > now.getTime()) {
     return { record, effect: 'recorded', emits: [] };
   }
-  const pending = record.next_steps.length > 0 ? ` (waiting for ${record.next_steps[0]})` : '';
-  return finish({ ...record, updated_at: now.toISOString() }, 'timed_out', now, {
-    reason: `deadline ${record.deadline} passed${pending}`,
+  const waitingFor = record.next_steps[0];
+  const reason = `deadline ${record.deadline} passed${waitingFor ? ` (waiting for ${waitingFor})` : ''}`;
+  // The record says why, as a failure's does: the agent whose step was still to come, and when.
+  const timeout = { error_type: 'DEADLINE_EXCEEDED', error_message: reason, retry_possible: false, agent: waitingFor ?? 'hub', step: null, at: record.deadline };
+  // It ended at its deadline, even when the hub (down, or behind) marks it later.
+  return finish({ ...record, updated_at: now.toISOString(), errors: [...record.errors, timeout] }, 'timed_out', endedAt(record, record.deadline, now), {
+    reason,
     step: null,
   });
 }
@@ -206,7 +210,7 @@ function fail(record: WorkflowRecord, envelope: Envelope, now: Date): Transition
   };
   const step = envelope.message_type === 'status_update' ? ((envelope.payload as StatusUpdatePayload).step ?? null) : envelope.message_type;
   record.errors = [...record.errors, { ...details, agent: envelope.agent, step, at: envelope.timestamp }];
-  return finish(record, 'failed', now, {
+  return finish(record, 'failed', endedAt(record, envelope.timestamp, now), {
     reason: `${envelope.agent} failed${step ? ` handling ${step}` : ''}: ${details.error_message}`,
     step,
     error: details,
@@ -216,7 +220,7 @@ function fail(record: WorkflowRecord, envelope: Envelope, now: Date): Transition
 function command(record: WorkflowRecord, envelope: Envelope, now: Date): Transition {
   const payload = envelope.payload as OrchestrationCommandPayload;
   if (payload.command === 'cancel') {
-    return finish(record, 'cancelled', now, { reason: payload.reason || `cancelled by ${envelope.agent}`, step: null });
+    return finish(record, 'cancelled', endedAt(record, envelope.timestamp, now), { reason: payload.reason || `cancelled by ${envelope.agent}`, step: null });
   }
   record.errors = [
     ...record.errors,
@@ -230,6 +234,18 @@ function command(record: WorkflowRecord, envelope: Envelope, now: Date): Transit
     },
   ];
   return { record, effect: 'applied', emits: [] };
+}
+
+/**
+ * When a workflow ended: the time of what ended it (its response, failure report, cancel, or its
+ * deadline), not when the hub got to it (a hub that was down or behind applies it later), kept
+ * between the workflow's start and now so a sender's clock cannot put it out of order.
+ */
+function endedAt(record: WorkflowRecord, at: string, now: Date): Date {
+  const t = Date.parse(at);
+  const start = Date.parse(record.started_at);
+  if (!Number.isFinite(t)) return now;
+  return new Date(Math.min(now.getTime(), Math.max(Number.isFinite(start) ? start : t, t)));
 }
 
 function finish(
