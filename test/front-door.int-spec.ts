@@ -38,6 +38,21 @@ describe('front door: events, idempotency, agents', () => {
     expect((await readSse(`${f.url}/v1/workflows/no-such-workflow/events`)).status).toBe(404);
   });
 
+  it('SSE - a reconnection resumes after the Last-Event-ID step; one after the terminal event gets 204, so an EventSource stops', async () => {
+    const done = await postJson(`${f.url}/v1/queries?wait=true`, { query: 'what does the hub keep' });
+    const url = `${f.url}/v1/workflows/${done.body.correlation_id}/events`;
+    const all = (await readSse(url)).events;
+    const steps = all.filter((e) => e.event === 'step');
+    expect(steps.length).toBeGreaterThan(3);
+    const resumed = (await readSse(url, { 'last-event-id': steps[1].id! })).events;
+    expect(resumed.filter((e) => e.event === 'step').map((e) => e.id)).toEqual(steps.slice(2).map((e) => e.id));
+    expect(resumed.filter((e) => e.event === 'terminal')).toHaveLength(1);
+    const terminal = all.find((e) => e.event === 'terminal')!;
+    expect((await readSse(url, { 'last-event-id': terminal.id! })).status).toBe(204);
+    // An id that is none of this workflow's steps starts the stream over.
+    expect((await readSse(url, { 'last-event-id': 'not-a-step' })).events.filter((e) => e.event === 'step').map((e) => e.id)).toEqual(steps.map((e) => e.id));
+  });
+
   it('read right after the 202 - GET and history find the workflow the hub is about to record, never a 404', async () => {
     for (let i = 0; i < 5; i++) {
       const submitted = await postJson(`${f.url}/v1/queries`, { query: `what is recorded at once ${i}` });

@@ -42,7 +42,8 @@ export class EventsController {
    * finished workflow, and the stream ends. If the hub (down, or cut off from the ingress) has not
    * confirmed an end CHORUS_WATCH_GRACE_MS after the workflow's deadline (a minute by default), the
    * stream ends instead with one `unconfirmed` event giving the reason; a client may reconnect
-   * later, or read the workflow.
+   * later, or read the workflow. A reconnection with `Last-Event-ID` resumes after that step, and
+   * one after the terminal event gets 204 (an EventSource then stops reconnecting).
    */
   @Get(':id/events')
   @ApiOperation({
@@ -64,6 +65,16 @@ export class EventsController {
     if (!view && (await readWorkflowHistory(this.bus, id, { tenantId: tenant, since })).length === 0) {
       throw new NotFoundException(errorBody(404, `no workflow ${id}`));
     }
+    // An EventSource reconnecting says what it last received (Last-Event-ID). After the terminal
+    // event there is nothing more: 204 tells it to stop reconnecting. After a step, the stream
+    // resumes past that step (if it is one of the workflow's; otherwise it starts over).
+    const lastEventId = req.header('last-event-id');
+    if (lastEventId === `terminal-${id}`) {
+      res.status(204).end();
+      return;
+    }
+    let resumeAfter =
+      lastEventId && (await readWorkflowHistory(this.bus, id, { tenantId: tenant, since })).some((e) => (e.envelope as { message_id?: unknown } | null)?.message_id === lastEventId) ? lastEventId : undefined;
 
     res.status(200);
     res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
@@ -91,6 +102,10 @@ export class EventsController {
           break;
         }
         const e = event.envelope;
+        if (resumeAfter) {
+          if (e.message_id === resumeAfter) resumeAfter = undefined;
+          continue;
+        }
         send('step', toStepEvent(e), e.message_id);
         if (status === 'pending' && e.message_type !== 'query' && e.agent !== 'hub') {
           status = 'running';
