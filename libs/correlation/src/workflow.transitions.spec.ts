@@ -27,19 +27,25 @@ function apply(record: WorkflowRecord | null, env: Envelope, part?: string, stre
 
 const tools = (degraded: object[] = []) => ({ request: {}, search_text: 'hello', results: [], profiles_used: ['bm25'], degraded, fusion: { k: 60, rank_window: 100 }, took_ms: 1 });
 
-function runToResponse(): { record: WorkflowRecord; envelopes: Envelope[]; last: Transition } {
+/** One workflow's envelopes, query to response. */
+function chain(): [Envelope, Envelope, Envelope, Envelope, Envelope] {
   const q = query();
   const c = child(q, 'classification_result', 'intent', {});
   const p = child(c, 'execution_plan', 'planner', {});
   const t = child(p, 'tool_results', 'search', tools());
   const r = child(t, 'response', 'responder', { query: 'hello', answer: 'a', results: [], provenance: {} });
+  return [q, c, p, t, r];
+}
+
+function runToResponse(): { record: WorkflowRecord; envelopes: Envelope[]; last: Transition } {
+  const envelopes = chain();
   let record: WorkflowRecord | null = null;
   let last!: Transition;
-  for (const e of [q, c, p, t, r]) {
+  for (const e of envelopes) {
     last = apply(record, e);
     record = last.record;
   }
-  return { record: record!, envelopes: [q, c, p, t, r], last };
+  return { record: record!, envelopes, last };
 }
 
 describe('applyEnvelope', () => {
@@ -178,11 +184,7 @@ describe('applyDeadline', () => {
   });
 
   it('applyEnvelope - a workflow ends when its response was published, not when a hub that was down applies it', () => {
-    const q = query();
-    const c = child(q, 'classification_result', 'intent', {});
-    const p = child(c, 'execution_plan', 'planner', {});
-    const t = child(p, 'tool_results', 'search', tools());
-    const r = child(t, 'response', 'responder', { query: 'hello', answer: 'a', results: [], provenance: {} });
+    const [q, c, p, t, r] = chain();
     let record: WorkflowRecord | null = null;
     for (const e of [q, c, p, t]) record = apply(record, e).record;
     const later = new Date(t0.getTime() + 30_000);
