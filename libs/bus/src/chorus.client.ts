@@ -17,7 +17,7 @@ import {
   type WorkflowView,
 } from '@chorus/envelope';
 import type { Bus } from './nats.bus';
-import { BusErrorCodes, NoRespondersError, NotRecordedYetError, RemoteError, RequestTimeoutError } from './bus.errors';
+import { BusErrorCodes, NotRecordedYetError, RemoteError } from './bus.errors';
 import { isTransient } from './transient-error';
 import { setTimerAt } from './long-timer';
 import { readWorkflowHistory } from './workflow.history';
@@ -100,7 +100,7 @@ export class ChorusClient {
       // The query is in the stream, and its id is the caller's only handle on it: a hub that does not
       // answer now is "not confirmed" (null), not an error that would lose the id.
       const view = await this.workflow(submitted.correlation_id, submitted.tenant_id).catch((e: unknown) => {
-        if (e instanceof NoRespondersError || e instanceof RequestTimeoutError || isTransient(e)) return null;
+        if (isTransient(e)) return null;
         throw e;
       });
       return { submitted, workflow: view };
