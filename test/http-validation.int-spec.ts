@@ -176,3 +176,20 @@ describe('requests without a body', () => {
     expect({ status: query.status, fields: fieldsOf(query.body) }).toEqual({ status: 400, fields: ['query'] });
   });
 });
+
+describe('a deployment that allows long deadlines', () => {
+  let g: ChorusFixture;
+
+  beforeAll(async () => {
+    g = await startChorusFixture({ CHORUS_MAX_DEADLINE_MS: '900000' });
+  });
+  afterAll(async () => {
+    await g?.stop();
+  });
+
+  it('POST /v1/queries - a deadline_ms up to CHORUS_MAX_DEADLINE_MS is accepted, above it is a 400 naming the cap', async () => {
+    expect((await postJson(`${g.url}/v1/queries`, { query: 'what does the hub keep', deadline_ms: 700_000 })).status).toBe(202);
+    const over = await postJson(`${g.url}/v1/queries`, { query: 'what does the hub keep', deadline_ms: 900_001 });
+    expect({ status: over.status, errors: over.body.errors }).toEqual({ status: 400, errors: [{ field: 'deadline_ms', messages: ['deadline_ms must not be greater than 900000'] }] });
+  });
+});

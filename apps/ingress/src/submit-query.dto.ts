@@ -12,6 +12,7 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
+import { DEADLINE_LIMIT_MS } from '@chorus/config';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { MAX_QUERY_CHARS, MAX_TOP_K, PROFILE_NAME_PATTERN, SESSION_ID_PATTERN, TENANT_ID_PATTERN } from '@chorus/envelope';
 
@@ -62,7 +63,8 @@ export class SubmitQueryDto {
   @IsOptional()
   @IsInt()
   @Min(100)
-  @Max(600_000)
+  // The bound of any deployment; the ingress then holds a request to its own CHORUS_MAX_DEADLINE_MS.
+  @Max(DEADLINE_LIMIT_MS)
   deadline_ms?: number;
 
   /** Fail instead of degrading when a planned profile does not answer. */

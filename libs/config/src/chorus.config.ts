@@ -81,6 +81,9 @@ export const ALL_APPS = ['profiles', 'hub', 'intent', 'planner', 'search', 'resp
 const SECOND = 1000;
 const DAY = 24 * 60 * 60 * SECOND;
 
+/** The largest CHORUS_MAX_DEADLINE_MS a deployment may set (one hour): what any request may ask for at most. */
+export const DEADLINE_LIMIT_MS = 60 * 60 * SECOND;
+
 /** Parses the environment into a frozen config; throws one ConfigError listing every bad variable. */
 export function parseChorusConfig(env: Readonly<Record<string, string | undefined>>, cwd: string): Readonly<ChorusConfig> {
   const r = new EnvReader(env);
@@ -127,7 +130,7 @@ export function parseChorusConfig(env: Readonly<Record<string, string | undefine
     },
     workflow: {
       defaultDeadlineMs: r.int('CHORUS_DEFAULT_DEADLINE_MS', 10 * SECOND, 100, 10 * 60 * SECOND),
-      maxDeadlineMs: r.int('CHORUS_MAX_DEADLINE_MS', 5 * 60 * SECOND, 100, 60 * 60 * SECOND),
+      maxDeadlineMs: r.int('CHORUS_MAX_DEADLINE_MS', 5 * 60 * SECOND, 100, DEADLINE_LIMIT_MS),
       defaultTopK: r.int('CHORUS_DEFAULT_TOP_K', 10, 1, 100),
       terminalGraceMs: r.int('CHORUS_TERMINAL_GRACE_MS', 3 * SECOND, 0, 60 * SECOND),
       watchGraceMs: r.int('CHORUS_WATCH_GRACE_MS', 60 * SECOND, 10, 60 * 60 * SECOND),

@@ -1,2 +1,2 @@
-export { ALL_APPS, busOptionsFor, parseChorusConfig, type ChorusConfig } from './chorus.config';
+export { ALL_APPS, busOptionsFor, DEADLINE_LIMIT_MS, parseChorusConfig, type ChorusConfig } from './chorus.config';
 export { ConfigError, EnvReader } from './env.parser';
