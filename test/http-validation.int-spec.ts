@@ -89,6 +89,22 @@ describe('POST /v1/queries - bad bodies', () => {
     expect(fieldsOf(r.body)).toEqual(['wait']);
   });
 
+  it('POST /v1/queries - one 400 names the invalid body fields, the wait parameter and the Idempotency-Key header together', async () => {
+    const res = await fetch(`${f.url}/v1/queries?wait=maybe`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'has spaces' },
+      body: JSON.stringify({ query: '', top_k: 0 }),
+    });
+    const body = (await res.json()) as any;
+    expect({ status: res.status, message: body.message, fields: fieldsOf(body).sort() }).toEqual({
+      status: 400,
+      message: 'invalid request',
+      fields: ['Idempotency-Key', 'query', 'top_k', 'wait'],
+    });
+    const bodyOnly = await postJson(`${f.url}/v1/queries?wait=true`, { query: '' });
+    expect({ status: bodyOnly.status, message: bodyOnly.body.message }).toEqual({ status: 400, message: 'invalid request body' });
+  });
+
   it('POST /v1/queries - nothing is published for a rejected body, and the next good one still works', async () => {
     const before = await f.chorus.bus.jsm.streams.info(f.config.bus.workflowStream);
     await postJson(`${f.url}/v1/queries`, { query: '' });

@@ -1,10 +1,11 @@
-import { Body, Controller, Headers, HttpCode, Inject, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Controller, Headers, HttpCode, Inject, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiBody, ApiHeader, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ChorusClient } from '@chorus/bus';
-import { isTerminalStatus, type WorkflowView } from '@chorus/envelope';
+import { isTerminalStatus, type FieldError, type WorkflowView } from '@chorus/envelope';
 import { errorBody, InvalidRequestException } from './http.errors';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
+import { RequestValidationPipe } from './request-validation.pipe';
 import { SubmitQueryDto } from './submit-query.dto';
 import { Tenant, scopedTenant, type TenantScope } from './tenant.guard';
 
@@ -16,6 +17,8 @@ export interface Accepted {
 @ApiTags('queries')
 @Controller('v1/queries')
 export class QueriesController {
+  private readonly bodyPipe = new RequestValidationPipe();
+
   constructor(
     private readonly client: ChorusClient,
     @Inject(INGRESS_OPTIONS) private readonly options: IngressOptions,
@@ -36,26 +39,15 @@ export class QueriesController {
   @ApiResponse({ status: 400, description: 'Every invalid field, in `errors`' })
   @ApiResponse({ status: 401, description: 'Missing or unknown API key' })
   @ApiResponse({ status: 504, description: 'With ?wait=true: not finished by its deadline' })
+  @ApiBody({ type: SubmitQueryDto })
   async submit(
-    @Body() body: SubmitQueryDto,
     @Query('wait') wait: string | undefined,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Tenant() scope: TenantScope,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<Accepted | WorkflowView | ReturnType<typeof errorBody>> {
-    const waitForResult = parseWait(wait);
-    if (idempotencyKey !== undefined && !/^[\x21-\x7e]{1,256}$/.test(idempotencyKey)) {
-      throw new InvalidRequestException(
-        [{ field: 'Idempotency-Key', messages: ['Idempotency-Key must be 1 to 256 printable ASCII characters, no spaces'] }],
-        'invalid headers',
-      );
-    }
-    if (body.deadline_ms !== undefined && body.deadline_ms > this.options.maxDeadlineMs) {
-      throw new InvalidRequestException([
-        { field: 'deadline_ms', messages: [`deadline_ms must not be greater than ${this.options.maxDeadlineMs}`] },
-      ]);
-    }
+    const { body, waitForResult } = await this.checkRequest(req.body, wait, idempotencyKey);
     const request = { ...body, tenant_id: scopedTenant(scope, body.tenant_id) };
     const traceparent = req.header('traceparent');
     const onSubmitted = (s: { correlation_id: string }) => {
@@ -86,10 +78,53 @@ export class QueriesController {
       workflow,
     } as ReturnType<typeof errorBody>;
   }
+
+  /**
+   * The body, the query string and the headers checked together, so one 400 names every invalid
+   * field of the request (the body is read here, not by a parameter pipe, which would answer for
+   * the body alone before the rest is looked at).
+   */
+  private async checkRequest(
+    raw: unknown,
+    wait: string | undefined,
+    idempotencyKey: string | undefined,
+  ): Promise<{ body: SubmitQueryDto; waitForResult: boolean }> {
+    const parts: Array<{ where: string; errors: FieldError[] }> = [];
+    let body: SubmitQueryDto | undefined;
+    try {
+      body = (await this.bodyPipe.transform(raw, { type: 'body', metatype: SubmitQueryDto })) as SubmitQueryDto;
+    } catch (e) {
+      if (!(e instanceof InvalidRequestException)) throw e;
+      parts.push({ where: 'invalid request body', errors: e.fieldErrors });
+    }
+    const deadline = body?.deadline_ms ?? (raw as { deadline_ms?: unknown } | null)?.deadline_ms;
+    const bodyNamesDeadline = parts.some((p) => p.errors.some((f) => f.field === 'deadline_ms'));
+    if (typeof deadline === 'number' && deadline > this.options.maxDeadlineMs && !bodyNamesDeadline) {
+      const error = { field: 'deadline_ms', messages: [`deadline_ms must not be greater than ${this.options.maxDeadlineMs}`] };
+      if (parts.length > 0) parts[0].errors = [...parts[0].errors, error];
+      else parts.push({ where: 'invalid request body', errors: [error] });
+    }
+    const waitForResult = parseWait(wait);
+    if (waitForResult === undefined) parts.push({ where: 'invalid query string', errors: [{ field: 'wait', messages: ['wait must be true or false'] }] });
+    if (idempotencyKey !== undefined && !/^[\x21-\x7e]{1,256}$/.test(idempotencyKey)) {
+      parts.push({
+        where: 'invalid headers',
+        errors: [{ field: 'Idempotency-Key', messages: ['Idempotency-Key must be 1 to 256 printable ASCII characters, no spaces'] }],
+      });
+    }
+    if (parts.length > 0) {
+      throw new InvalidRequestException(
+        parts.flatMap((p) => p.errors),
+        parts.length === 1 ? parts[0].where : 'invalid request',
+      );
+    }
+    return { body: body as SubmitQueryDto, waitForResult: waitForResult as boolean };
+  }
 }
 
-function parseWait(value: string | undefined): boolean {
+/** `?wait`: true, false, or undefined when it is neither. */
+function parseWait(value: string | undefined): boolean | undefined {
   if (value === undefined || value === '' || value === 'false' || value === '0') return false;
   if (value === 'true' || value === '1') return true;
-  throw new InvalidRequestException([{ field: 'wait', messages: ['wait must be true or false'] }], 'invalid query string');
+  return undefined;
 }
