@@ -50,6 +50,17 @@ describe('search fan-out and profile discovery', () => {
     expect(view.errors[0].error_message).toMatch(/stuck \(timeout\)/);
   });
 
+  it('search - naming a profile this deployment does not have fails the workflow at once, naming it and the profiles there are', async () => {
+    const started = Date.now();
+    const view = await ask({ query: 'reciprocal rank fusion', profiles: ['bm25', 'bm52'], deadline_ms: 10_000 });
+    expect({ status: view.status, type: view.errors?.[0]?.error_type }).toEqual({ status: 'failed', type: 'UNKNOWN_PROFILE' });
+    expect(view.errors?.[0]?.error_message).toMatch(/no profile bm52 in this deployment .*the profiles are: bm25, stuck/);
+    // Not retried until the deadline: a typo is not a profile that is restarting.
+    expect(Date.now() - started).toBeLessThan(3000);
+    // In the text too.
+    expect((await ask({ query: 'profile:bm52 reciprocal rank fusion' })).errors?.[0]?.error_type).toBe('UNKNOWN_PROFILE');
+  });
+
   it('search - the lead results carry their text, the others their passage that best matches the query', async () => {
     const query = 'how does the hub count dropped duplicates';
     const view = await ask({ query, top_k: 10, deadline_ms: 5000 });

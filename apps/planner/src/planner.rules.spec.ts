@@ -35,10 +35,24 @@ describe('planExecution', () => {
     expect(plan.alternatives).toEqual([]);
   });
 
-  it('planExecution - keeps a named profile that does not run, and says so', () => {
-    const plan = planExecution(classification({ explicit_profiles: ['wordvec'] }), options, deadline, now, ['bm25', 'trigram']);
+  it('planExecution - keeps a named, configured profile that does not run, and says so', () => {
+    const withWordvec = { ...options, profiles: ['bm25', 'trigram', 'wordvec'] };
+    const plan = planExecution(classification({ explicit_profiles: ['wordvec'] }), withWordvec, deadline, now, ['bm25', 'trigram']);
     expect(plan.route).toBe('DIRECT');
     expect(plan.profiles[0]).toEqual(expect.objectContaining({ name: 'wordvec', reason: expect.stringMatching(/no instance is running/) }));
+  });
+
+  it('planExecution - uses a named profile that runs but is not configured here', () => {
+    const plan = planExecution(classification({ explicit_profiles: ['wordvec'] }), options, deadline, now, ['bm25', 'wordvec']);
+    expect(plan.profiles).toEqual([expect.objectContaining({ name: 'wordvec', reason: 'named by the caller' })]);
+  });
+
+  it('planExecution - fails, not retryable, for a named profile neither configured nor running, naming it and the profiles there are', () => {
+    const plan = () => planExecution(classification({ explicit_profiles: ['bm25', 'bm52'] }), options, deadline, now, ['bm25', 'wordvec']);
+    expect(plan).toThrow(expect.objectContaining({ code: 'UNKNOWN_PROFILE', retryable: false }));
+    expect(plan).toThrow('no profile bm52 in this deployment (not configured, and no instance is running); the profiles are: bm25, trigram, wordvec');
+    // Before discovery has looked, names are taken on trust.
+    expect(planExecution(classification({ explicit_profiles: ['bm52'] }), options, deadline, now, null).profiles[0].name).toBe('bm52');
   });
 
   it('planExecution - COMPLEX chooses every profile that reaches the threshold, with confidence and reasons', () => {

@@ -1,8 +1,9 @@
-import type {
-  ClassificationResultPayload,
-  ExecutionPlanPayload,
-  PlannedProfile,
-  Route,
+import {
+  StepFailedError,
+  type ClassificationResultPayload,
+  type ExecutionPlanPayload,
+  type PlannedProfile,
+  type Route,
 } from '@chorus/envelope';
 
 export interface PlannerOptions {
@@ -14,6 +15,25 @@ export interface PlannerOptions {
   rrfWeights?: Readonly<Record<string, number>>;
   /** Time left for the responder after the search step's deadline. */
   responderReserveMs: number;
+}
+
+/**
+ * A named profile this deployment is not configured with and that no instance serves (discovery
+ * has looked) is a caller's mistake, most often a typo: the step fails at once, not retried, naming
+ * it and the profiles there are, instead of the search step retrying until the deadline for a lens
+ * that will not come. A configured profile with no instance is a lost lens, not a mistake: it stays
+ * planned. Before discovery has looked (`available` null), every name is taken on trust.
+ */
+function checkKnown(named: readonly string[], configured: readonly string[], available: readonly string[] | null): void {
+  if (available === null) return;
+  const unknown = named.filter((n) => !configured.includes(n) && !available.includes(n));
+  if (unknown.length === 0) return;
+  const known = unique([...configured, ...available]);
+  throw new StepFailedError(
+    'UNKNOWN_PROFILE',
+    `no profile ${unknown.join(', ')} in this deployment (not configured, and no instance is running); the profiles are: ${known.join(', ') || 'none'}`,
+    { retryable: false },
+  );
 }
 
 /** A profile the planner chooses when its confidence reaches this. */
@@ -38,6 +58,7 @@ export function planExecution(
   let profiles: PlannedProfile[];
   let alternatives: PlannedProfile[];
   if (explicit.length > 0) {
+    checkKnown(explicit, options.profiles, available);
     route = explicit.length === 1 ? 'DIRECT' : 'PARALLEL';
     profiles = explicit.map((name) => ({
       name,
