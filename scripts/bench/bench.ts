@@ -15,7 +15,7 @@ import { PEER_DEPS_DIR, startMoleculerSystem } from './moleculer.system';
 import { startNestSystem } from './nest.system';
 import { runClosedLoop, type LoadOptions } from './load';
 import { sampleTraffic } from './traffic';
-import { consoleTable, checkTargets, verdict } from './report';
+import { consoleTable, checkSameWork, checkTargets, verdict } from './report';
 import { toLevelResult, type BenchResults, type SystemResult } from './results';
 import { SYSTEM_IDS, type SystemDefinition, type SystemId, type SystemUnderTest } from './system.types';
 
@@ -50,6 +50,24 @@ const SYSTEMS: Record<SystemId, SystemDefinition> = {
     summary: 'Moleculer 0.14 NATS transporter; balanced events; 4 hops in one process, a broker each; core NATS',
     start: () => startMoleculerSystem(),
   },
+  'floor-js-work': {
+    id: 'floor-js-work',
+    label: '(a′) floor, JetStream, same work',
+    summary: "the JetStream floor whose hops do Chorus's own work in-process (classify, plan, search bm25 + trigram, RRF, answer)",
+    start: () => startFloorSystem('floor-js-work', 'js', false, 'app'),
+  },
+  'nest-work': {
+    id: 'nest-work',
+    label: '(b′) Nest stock NATS, same work',
+    summary: "Nest's stock transport whose hops do Chorus's own work in-process",
+    start: () => startNestSystem('nest-work', 'app'),
+  },
+  'moleculer-work': {
+    id: 'moleculer-work',
+    label: '(c′) Moleculer NATS, same work',
+    summary: "Moleculer whose hops do Chorus's own work in-process",
+    start: () => startMoleculerSystem('moleculer-work', 'app'),
+  },
   'chorus-aio': {
     id: 'chorus-aio',
     label: '(d) Chorus all-in-one',
@@ -67,7 +85,7 @@ const SYSTEMS: Record<SystemId, SystemDefinition> = {
 const SECTIONS = ['rrf', 'envelope', 'hub-rss'] as const;
 
 const USAGE = `npm run bench [-- options]
-  --quick                  about a minute: short intervals, a small hub-RSS range, no floor-js-procs
+  --quick                  about a minute: short intervals, a small hub-RSS range, no floor-js-procs, nest-work, moleculer-work
   --only a,b               systems (${SYSTEM_IDS.join(', ')}) and/or sections (${SECTIONS.join(', ')})
   --concurrency 1,16,64    load levels (default 1,16,64,256)
   --duration S --warmup S  measured interval and warm-up per level, in seconds
@@ -88,7 +106,7 @@ async function main(): Promise<void> {
   for (const o of only) {
     if (!(SYSTEM_IDS as readonly string[]).includes(o) && !(SECTIONS as readonly string[]).includes(o)) throw new Error(`--only ${o}: unknown; ${USAGE}`);
   }
-  const wants = (name: string) => (only.length ? only.includes(name) : !(quick && name === 'floor-js-procs'));
+  const wants = (name: string) => (only.length ? only.includes(name) : !(quick && ['floor-js-procs', 'nest-work', 'moleculer-work'].includes(name)));
   const load: LoadOptions & { levels: number[] } = {
     levels: (opts.concurrency || '1,16,64,256').split(',').map(Number),
     concurrency: 0,
@@ -189,6 +207,7 @@ async function main(): Promise<void> {
   results.wallSeconds = (Date.now() - started) / 1000;
   console.log(`\n${consoleTable(results)}\n`);
   for (const t of checkTargets(results)) console.log(`target: ${t.target}: ${t.measured} → ${verdict(t.met).replace(/\*/g, '')}`);
+  for (const t of checkSameWork(results)) console.log(`same work: ${t.target}: ${t.measured} → ${verdict(t.met).replace(/\*/g, '')}`);
   console.log(`\nwall time: ${results.wallSeconds.toFixed(0)} s`);
 
   save();

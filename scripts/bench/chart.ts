@@ -7,6 +7,9 @@ const COLORS: Record<string, string> = {
   'floor-js-procs': '#404040',
   nest: '#e0234e',
   moleculer: '#3cafce',
+  'floor-js-work': '#8d6e63',
+  'nest-work': '#f48fb1',
+  'moleculer-work': '#90caf9',
   'chorus-aio': '#2e7d32',
   'chorus-procs': '#8bc34a',
 };

@@ -3,7 +3,7 @@ import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
 import { spawnHopWorker, startBenchNats, type ChildApp } from './bench.support';
 import { PendingWorkflows } from './load';
 import type { SystemId, SystemUnderTest } from './system.types';
-import { AGENT_HOPS, applyHop, createRequest, nextHop, type AgentHop, type BenchMessage } from './workload';
+import { AGENT_HOPS, createRequest, nextHop, type AgentHop, type BenchMessage, type HopStep, type HopWork } from './workload';
 
 /**
  * The floor: the same five hops hand-written on the raw NATS client, nothing else.
@@ -13,7 +13,7 @@ import { AGENT_HOPS, applyHop, createRequest, nextHop, type AgentHop, type Bench
  *   window, like Chorus's `CHORUS_WF`). Each hop reads through its own durable pull consumer
  *   (explicit ack, 64 messages in flight, as Chorus's agents), publishes the next message with a
  *   `Nats-Msg-Id` and awaits the stream's PubAck, then acks its input. Durable and deduplicated,
- *   but no envelope validation, no ledger, no real work.
+ *   but no envelope validation, no ledger, and (but in its same-work variant) no real work.
  */
 const STREAM = 'FLOOR_WF';
 const IN_FLIGHT = 64;
@@ -27,7 +27,7 @@ function subjectOf(variant: FloorVariant, hop: AgentHop | 'done', id: string): s
 }
 
 /** The hop side (runs in hop-worker): one connection per hop, as independent services would have. */
-export async function startFloorHops(variant: FloorVariant, url: string, hops: readonly AgentHop[]): Promise<() => Promise<void>> {
+export async function startFloorHops(variant: FloorVariant, url: string, hops: readonly AgentHop[], applyHop: HopStep): Promise<() => Promise<void>> {
   const connections: NatsConnection[] = [];
   const stops: Array<() => Promise<void>> = [];
   for (const hop of hops) {
@@ -95,7 +95,7 @@ export async function startFloorHops(variant: FloorVariant, url: string, hops: r
 }
 
 /** The driver side: a fresh server, the hop process(es), and a client that plays the ingress. */
-export async function startFloorSystem(id: SystemId, variant: FloorVariant, processPerHop: boolean): Promise<SystemUnderTest> {
+export async function startFloorSystem(id: SystemId, variant: FloorVariant, processPerHop: boolean, work: HopWork = 'trivial'): Promise<SystemUnderTest> {
   const nats = await startBenchNats();
   const workers: ChildApp[] = [];
   let nc: NatsConnection | undefined;
@@ -116,7 +116,7 @@ export async function startFloorSystem(id: SystemId, variant: FloorVariant, proc
     }
     const groups = processPerHop ? AGENT_HOPS.map((h) => [h]) : [[...AGENT_HOPS]];
     for (const hops of groups) {
-      workers.push(spawnHopWorker([`floor-${variant}`, hops.join(',')], { NATS_URL: nats.url }, `floor-${variant} ${hops.join(',')}`));
+      workers.push(spawnHopWorker([`floor-${variant}`, hops.join(','), work], { NATS_URL: nats.url }, `floor-${variant} ${hops.join(',')}`));
     }
     await Promise.all(workers.map((w) => w.waitFor(/hops ready/)));
 

@@ -4,8 +4,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { REPO_ROOT, spawnHopWorker, startBenchNats, type ChildApp } from './bench.support';
 import { PendingWorkflows } from './load';
-import type { SystemUnderTest } from './system.types';
-import { AGENT_HOPS, applyHop, createRequest, nextHop, type BenchMessage } from './workload';
+import type { SystemId, SystemUnderTest } from './system.types';
+import { AGENT_HOPS, createRequest, nextHop, type BenchMessage, type HopStep, type HopWork } from './workload';
 
 /**
  * The peer: the same choreography on Moleculer with its NATS transporter. Each hop is a service
@@ -57,7 +57,7 @@ function createBroker(nodeID: string, url: string): ServiceBroker {
  * With one broker for all hops, Moleculer would call the next hop's handler in-process and only
  * the first and last messages would cross NATS; every other system here sends each hop over the bus.
  */
-export async function startMoleculerHops(url: string): Promise<() => Promise<void>> {
+export async function startMoleculerHops(url: string, applyHop: HopStep): Promise<() => Promise<void>> {
   const brokers = AGENT_HOPS.map((hop) => {
     const broker = createBroker(`mol-${hop}-${process.pid}`, url);
     broker.createService({
@@ -73,7 +73,7 @@ export async function startMoleculerHops(url: string): Promise<() => Promise<voi
   };
 }
 
-export async function startMoleculerSystem(): Promise<SystemUnderTest> {
+export async function startMoleculerSystem(id: SystemId = 'moleculer', work: HopWork = 'trivial'): Promise<SystemUnderTest> {
   const problem = ensurePeerDeps();
   if (problem) throw new Error(problem);
   const nats = await startBenchNats();
@@ -83,14 +83,14 @@ export async function startMoleculerSystem(): Promise<SystemUnderTest> {
   let worker: ChildApp | undefined;
   try {
     await driver.start();
-    worker = spawnHopWorker(['moleculer', AGENT_HOPS.join(',')], { NATS_URL: nats.url }, 'moleculer hops');
+    worker = spawnHopWorker(['moleculer', AGENT_HOPS.join(','), work], { NATS_URL: nats.url }, 'moleculer hops');
     await worker.waitFor(/hops ready/);
     await driver.waitForServices(AGENT_HOPS.map((h) => `hop-${h}`), 30_000);
     const tag = Date.now().toString(36);
     let next = 0; // ids stay unique across load levels (the JetStream floor deduplicates on them)
     const w = worker;
     return {
-      id: 'moleculer',
+      id,
       url: nats.url,
       monitorUrl: nats.monitorUrl,
       processes: () => ({ 'nats-server': nats.pid, hops: w.child.pid }),

@@ -4,8 +4,8 @@ import { ClientNats, ClientProxy, ClientsModule, EventPattern, Payload, Transpor
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { spawnHopWorker, startBenchNats, type ChildApp } from './bench.support';
 import { PendingWorkflows } from './load';
-import type { SystemUnderTest } from './system.types';
-import { applyHop, createRequest, nextHop, type AgentHop, type BenchMessage } from './workload';
+import type { SystemId, SystemUnderTest } from './system.types';
+import { createRequest, nextHop, type AgentHop, type BenchMessage, type HopStep, type HopWork } from './workload';
 
 /**
  * The stock alternative: the same choreography on NestJS's built-in NATS transport. Each hop is an
@@ -13,11 +13,15 @@ import { applyHop, createRequest, nextHop, type AgentHop, type BenchMessage } fr
  * as JSON). Core NATS underneath: at-most-once, nothing stored, no dedup, no ledger.
  */
 const NEXT = 'BENCH_NEXT_HOP';
+const STEP = 'BENCH_HOP_STEP';
 type HopEvents = Record<'nest.intent' | 'nest.planner' | 'nest.search' | 'nest.responder', BenchMessage>;
 
 @Controller()
 class NestHopsController {
-  constructor(@Inject(NEXT) private readonly next: ClientProxy) {}
+  constructor(
+    @Inject(NEXT) private readonly next: ClientProxy,
+    @Inject(STEP) private readonly applyHop: HopStep,
+  ) {}
 
   @EventPattern<HopEvents>('nest.intent')
   intent(@Payload() m: BenchMessage): void {
@@ -41,24 +45,25 @@ class NestHopsController {
 
   private forward(m: BenchMessage, hop: AgentHop): void {
     // emit() is hot: the publish happens now, whether or not anyone subscribes to the result.
-    this.next.emit(`nest.${nextHop(hop)}`, applyHop(m, hop));
+    this.next.emit(`nest.${nextHop(hop)}`, this.applyHop(m, hop));
   }
 }
 
 @Module({})
 class NestHopsModule {
-  static forServer(url: string): DynamicModule {
+  static forServer(url: string, step: HopStep): DynamicModule {
     return {
       module: NestHopsModule,
       imports: [ClientsModule.register([{ name: NEXT, transport: Transport.NATS, options: { servers: [url], name: 'nest-hops-client' } }])],
       controllers: [NestHopsController],
+      providers: [{ provide: STEP, useValue: step }],
     };
   }
 }
 
 /** The hop side (runs in hop-worker): one Nest microservice with the four handlers. */
-export async function startNestHops(url: string): Promise<() => Promise<void>> {
-  const app = await NestFactory.createMicroservice<MicroserviceOptions>(NestHopsModule.forServer(url), {
+export async function startNestHops(url: string, step: HopStep): Promise<() => Promise<void>> {
+  const app = await NestFactory.createMicroservice<MicroserviceOptions>(NestHopsModule.forServer(url, step), {
     transport: Transport.NATS,
     options: { servers: [url], name: 'nest-hops' },
     logger: ['error', 'warn'],
@@ -68,13 +73,13 @@ export async function startNestHops(url: string): Promise<() => Promise<void>> {
   return () => app.close();
 }
 
-export async function startNestSystem(): Promise<SystemUnderTest> {
+export async function startNestSystem(id: SystemId = 'nest', work: HopWork = 'trivial'): Promise<SystemUnderTest> {
   const nats = await startBenchNats();
   let worker: ChildApp | undefined;
   let nc: NatsConnection | undefined;
   let client: ClientNats | undefined;
   try {
-    worker = spawnHopWorker(['nest', 'intent,planner,search,responder'], { NATS_URL: nats.url }, 'nest hops');
+    worker = spawnHopWorker(['nest', 'intent,planner,search,responder', work], { NATS_URL: nats.url }, 'nest hops');
     await worker.waitFor(/hops ready/);
     // The ingress is a Nest client too; completions are read with the raw client (one parse).
     client = new ClientNats({ servers: [nats.url], name: 'bench-nest-ingress' });
@@ -87,7 +92,7 @@ export async function startNestSystem(): Promise<SystemUnderTest> {
     let next = 0; // ids stay unique across load levels (the JetStream floor deduplicates on them)
     const [w, conn, ingress] = [worker, nc, client];
     return {
-      id: 'nest',
+      id,
       url: nats.url,
       monitorUrl: nats.monitorUrl,
       processes: () => ({ 'nats-server': nats.pid, hops: w.child.pid }),

@@ -150,6 +150,42 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
   return checks;
 }
 
+/** The baselines whose hops do Chorus's own work (app-work.ts). */
+export const SAME_WORK = { floor: 'floor-js-work', nest: 'nest-work', moleculer: 'moleculer-work' } as const;
+
+/**
+ * The latency and throughput targets asked again of the same-work baselines: what Chorus's
+ * machinery (envelopes and their validation, profiles and vocabulary over request/reply, the hub's
+ * ledger) costs with the application's work held equal. Not the issue's targets, which are
+ * against the trivial baselines ({@link checkTargets}); a reading beside them.
+ */
+export function checkSameWork(results: BenchResults): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  const floor1 = levelOf(results, SAME_WORK.floor, 1);
+  for (const id of ['chorus-aio', 'chorus-procs']) {
+    const c1 = levelOf(results, id, 1);
+    const ratio = c1 && floor1 ? c1.latency.p50 / floor1.latency.p50 : undefined;
+    checks.push({
+      target: `${id}: p50 ≤ 2× the same-work JetStream floor's at concurrency 1`,
+      measured: ratio === undefined ? 'not measured' : `${fmtMs(c1!.latency.p50)} ms vs ${fmtMs(floor1!.latency.p50)} ms = ${fmtRatio(ratio)}`,
+      met: ratio === undefined ? null : ratio <= 2,
+    });
+  }
+  for (const id of ['chorus-aio', 'chorus-procs']) {
+    const c = levelOf(results, id, 64);
+    const peers = [SAME_WORK.nest, SAME_WORK.moleculer].map((p) => levelOf(results, p, 64));
+    const [nest, mol] = peers;
+    const floor = levelOf(results, SAME_WORK.floor, 64);
+    const parts = [nest && `Nest ${fmtRate(nest.throughput)}`, mol && `Moleculer ${fmtRate(mol.throughput)}`, floor && `JetStream floor ${fmtRate(floor.throughput)}`].filter(Boolean).join(', ');
+    checks.push({
+      target: `${id}: throughput ≥ Nest stock and ≥ Moleculer, each doing the same work, at concurrency 64`,
+      measured: c && parts ? `${fmtRate(c.throughput)} wf/s vs ${parts}` : 'not measured',
+      met: c && nest && mol ? c.throughput >= nest.throughput && c.throughput >= mol.throughput : null,
+    });
+  }
+  return checks;
+}
+
 export function verdict(met: boolean | null): string {
   return met === null ? '—' : met ? 'met' : '**not met**';
 }

@@ -1,7 +1,7 @@
 import type { WorkflowDriver } from './load';
 
 /** The systems `npm run bench` compares, in report order. */
-export const SYSTEM_IDS = ['floor-core', 'floor-js', 'floor-js-procs', 'nest', 'moleculer', 'chorus-aio', 'chorus-procs'] as const;
+export const SYSTEM_IDS = ['floor-core', 'floor-js', 'floor-js-procs', 'nest', 'moleculer', 'floor-js-work', 'nest-work', 'moleculer-work', 'chorus-aio', 'chorus-procs'] as const;
 export type SystemId = (typeof SYSTEM_IDS)[number];
 
 /** A running system under test, with the benchmark's client connected to it. */

@@ -8,6 +8,9 @@
  * role-shaped field (nothing is classified, planned, searched or answered), serialize, publish to
  * the next hop. The responder publishes the finished message to the client's completion subject.
  * With Nest and Moleculer the frameworks parse and serialize; the handler mutates the object.
+ *
+ * The "same work" variants of the baselines replace that trivial step with Chorus's own work for
+ * each role (app-work.ts), so that the gap to Chorus is its machinery alone.
  */
 export const AGENT_HOPS = ['intent', 'planner', 'search', 'responder'] as const;
 export type AgentHop = (typeof AGENT_HOPS)[number];
@@ -79,6 +82,12 @@ const ROLE_FIELDS: Record<AgentHop, (m: BenchMessage) => void> = {
   search: (m) => (m.results = FIXED_RESULTS),
   responder: (m) => (m.answer = { text: 'A fixed answer: the baseline searches nothing.', citations: [1, 2] }),
 };
+
+/** What a baseline hop does to the parsed message (in place), which it then forwards. */
+export type HopStep = (m: BenchMessage, hop: AgentHop) => BenchMessage;
+
+/** The work a baseline's hops do: `trivial` ({@link applyHop}) or `app` (Chorus's own, app-work.ts). */
+export type HopWork = 'trivial' | 'app';
 
 /** What one baseline hop does to the parsed message (in place): a step record and its field. */
 export function applyHop(m: BenchMessage, hop: AgentHop): BenchMessage {

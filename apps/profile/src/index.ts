@@ -1,3 +1,3 @@
 export { loadCorpus, type LoadedCorpus } from './corpus.loader';
-export { defaultResourceLoaders, startProfiles, type ProfilesOptions, type ResourceLoaders } from './profile.app';
+export { defaultResourceLoaders, SentenceCache, startProfiles, toServiceDefinition, type InProcessProfile, type ProfilesOptions, type ResourceLoaders } from './profile.app';
 export { WORD_VECTORS_PACKAGE, loadWordVectors } from './word-vectors.loader';

@@ -1,6 +1,6 @@
 import { startProfileService, type Bus, type Component, type ProfileServiceDefinition, type Responder } from '@chorus/bus';
 import type { ChorusConfig } from '@chorus/config';
-import type { ProfileDocument } from '@chorus/envelope';
+import type { ProfileDocument, ProfileDocumentsReply, ProfileDocumentsRequest, ProfileSearchReply, ProfileSearchRequest } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
 import {
   analyzeEnglish,
@@ -132,13 +132,23 @@ async function loadResources(names: readonly ProfileEngineName[], loaders: Resou
   return needed.has('wordVectors') ? { wordVectors: await loaders.wordVectors() } : {};
 }
 
-function toServiceDefinition(
+/** A profile service's definition whose endpoints answer at once (no promise). */
+export interface InProcessProfile extends ProfileServiceDefinition {
+  search(request: ProfileSearchRequest): ProfileSearchReply;
+  documents(request: ProfileDocumentsRequest): ProfileDocumentsReply;
+}
+
+/**
+ * What one profile service answers (search and documents), over an engine already built. The
+ * benchmark's same-work baselines call it in-process.
+ */
+export function toServiceDefinition(
   name: string,
   engine: SearchEngine,
   corpus: LoadedCorpus,
   byId: ReadonlyMap<string, Document>,
   sentences: SentenceCache,
-): ProfileServiceDefinition {
+): InProcessProfile {
   return {
     name,
     version: VERSION,
@@ -173,7 +183,7 @@ function passageOf(d: Document, terms: ReadonlySet<string>, maxChars: number | u
  * The analyzed sentences of the documents cut most recently (bounded): popular documents are cut
  * for query after query, and their analysis is most of what a passage costs.
  */
-class SentenceCache {
+export class SentenceCache {
   private readonly entries = new Map<string, SentenceIndex>();
 
   constructor(private readonly capacity: number) {}
