@@ -1,6 +1,7 @@
 import { ChorusClient } from '@chorus/bus';
 import { isTerminalStatus, type Envelope, type WorkflowView } from '@chorus/envelope';
 import { waitFor } from '@chorus/testing';
+import { startPlanner } from '../apps/planner/src';
 import { startResponder } from '../apps/responder/src';
 import { getJson, startChorusFixture, stopApp, type ChorusFixture } from './chorus.fixture';
 import { startApp, type AppProcess } from './processes';
@@ -27,8 +28,8 @@ describe('hub failover', () => {
     await f?.stop();
   });
 
-  function startHub(): AppProcess {
-    const hub = startApp('hub', { NATS_URL: f.nats.url, CHORUS_LOG_LEVEL: process.env.CHORUS_TEST_HUB_LOG_LEVEL ?? 'info', CHORUS_HUB_LEASE_MS: '1000' });
+  function startHub(env: Record<string, string> = {}): AppProcess {
+    const hub = startApp('hub', { NATS_URL: f.nats.url, CHORUS_LOG_LEVEL: process.env.CHORUS_TEST_HUB_LOG_LEVEL ?? 'info', CHORUS_HUB_LEASE_MS: '1000', ...env });
     hubs.push(hub);
     return hub;
   }
@@ -88,6 +89,37 @@ describe('hub failover', () => {
     for (const id of first) expect(status.get(id)).toBe('completed');
     for (const id of due) expect(status.get(id)).toBe('timed_out');
     for (const id of [...first.slice(0, 5), ...due.slice(0, 5)]) await announcedOnce(id);
+  });
+
+  it('hub down past the deadlines - a workflow that failed or was cancelled in time ends failed or cancelled, not timed out', async () => {
+    const h1 = startHub();
+    await h1.waitFor(/hub ready/);
+    await stopApp(f, 'responder');
+    await stopApp(f, 'planner');
+    // Recorded by the hub (so it keeps their deadlines), then the hub goes: one will fail (a
+    // profile this deployment does not have, once a planner runs), one is cancelled while it
+    // waits, one just waits past its deadline.
+    const failing = await client.submit({ query: 'what does the hub keep', tenant_id: 'default', deadline_ms: 2500, profiles: ['nosuch'] });
+    const cancelled = await client.submit({ query: 'what does the hub keep', tenant_id: 'default', deadline_ms: 2500 });
+    const due = await client.submit({ query: 'what does the hub keep', tenant_id: 'default', deadline_ms: 2500 });
+    const ids = [failing, cancelled, due].map((s) => s.correlation_id);
+    await waitFor(async () => ((await Promise.all(ids.map((id) => client.workflow(id, 'default')))).every((v) => v !== null) ? true : undefined), { what: 'the hub to record them' });
+    await h1.stop('SIGKILL');
+    f.chorus.components.push(await startPlanner(f.chorus.bus, f.config, f.log));
+    await client.cancel(cancelled, 'no longer needed');
+    await new Promise((r) => setTimeout(r, 3000));
+
+    // Sweeping at once, before its consumer has caught up with what was stored while it was down.
+    const h2 = startHub({ CHORUS_HUB_SWEEP_MS: '10', CHORUS_WATCH_GRACE_MS: '1000' });
+    await h2.waitFor(/hub ready/);
+    const views = await terminal(ids);
+    expect(views.map((v) => v.status)).toEqual(['failed', 'cancelled', 'timed_out']);
+    expect(views[0].errors[0].error_type).toBe('UNKNOWN_PROFILE');
+    // Each ended when it did, not when the hub came back.
+    expect(Date.parse(views[1].finished_at!)).toBeLessThan(Date.parse(views[1].deadline));
+    // Nothing the failed workflow's agents stored came late. (The cancelled one's planner and
+    // search, started after the cancel, did not know of it: no hub had announced it.)
+    expect(views[0].late_envelopes).toBe(0);
   });
 
   it('two hub replicas under load - exact counts, also when the active one is killed', async () => {

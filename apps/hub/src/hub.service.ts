@@ -1,4 +1,4 @@
-import { isRevisionConflict, retryTransient, type Bus, type CountedEvents } from '@chorus/bus';
+import { isRevisionConflict, readWorkflowHistory, retryTransient, type Bus, type CountedEvents } from '@chorus/bus';
 import {
   applyDeadline,
   applyDroppedDuplicate,
@@ -16,6 +16,7 @@ import {
   createEnvelope,
   deriveEnvelope,
   isTerminalStatus,
+  parseEnvelope,
   workflowSubject,
   type DuplicateNotice,
   type Envelope,
@@ -181,8 +182,8 @@ export class HubService {
       const tenantId = key.slice(0, dot);
       const correlationId = key.slice(dot + 1);
       try {
-        if (await this.respondedInTime(tenantId, correlationId)) {
-          // The response is in the stream, stored before the deadline; the hub is just behind.
+        if (await this.endedInTime(tenantId, correlationId)) {
+          // What ended it is in the stream, stored before the deadline; the hub is just behind.
           this.deadlines.schedule(key, Date.now() + 1000);
           continue;
         }
@@ -197,15 +198,34 @@ export class HubService {
   }
 
   /**
-   * Whether the workflow's response was stored in the stream by its deadline. The deadline is about
-   * when the responder answered, not about how soon the hub got to it: a hub catching up after an
-   * outage must not time out a workflow that did finish in time.
+   * Whether something that ends the workflow was stored in the stream by its deadline and is still
+   * to be applied: its response, an agent's failure report (any envelope with status `error`) or a
+   * cancel. The deadline is about when the workflow ended, not about how soon the hub got to it: a
+   * hub catching up after an outage must not time out a workflow that completed, failed or was
+   * cancelled in time. The response, the common case, is one lookup; the others need the
+   * workflow's history, read only for a workflow that is otherwise about to time out. An envelope
+   * the hub would refuse (invalid) never counts, so nothing holds a timeout back for ever.
    */
-  private async respondedInTime(tenantId: string, correlationId: string): Promise<boolean> {
-    const record = await this.ledger.load(tenantId, correlationId);
-    if (!record || isTerminalStatus(record.record.status)) return false;
-    const stored = await this.bus.lastStoredAt(workflowSubject(tenantId, 'response', correlationId));
-    return stored !== null && stored.getTime() <= this.deadlineOf(record.record);
+  private async endedInTime(tenantId: string, correlationId: string): Promise<boolean> {
+    const loaded = await this.ledger.load(tenantId, correlationId);
+    if (!loaded || isTerminalStatus(loaded.record.status)) return false;
+    const record = loaded.record;
+    const deadline = this.deadlineOf(record);
+    const responded = await this.bus.lastStoredAt(workflowSubject(tenantId, 'response', correlationId));
+    if (responded !== null && responded.getTime() <= deadline) return true;
+    const applied = new Set(Object.values(record.seen));
+    const since = new Date(Date.parse(record.started_at) - this.options.clockSkewMs);
+    for (const entry of await readWorkflowHistory(this.bus, correlationId, { tenantId, since })) {
+      if (Date.parse(entry.stored_at) > deadline) break;
+      if (applied.has(entry.seq)) continue;
+      const parsed = parseEnvelope(entry.envelope, { subject: entry.subject });
+      if (!parsed.ok) continue;
+      const e = parsed.value;
+      // Its own announcements, and a copy of an envelope already applied under another key.
+      if (e.agent === HUB_AGENT || Object.hasOwn(record.times, e.message_id)) continue;
+      if (e.status === 'error' || (e.message_type === 'orchestration_command' && (e.payload as { command?: unknown }).command === 'cancel')) return true;
+    }
+    return false;
   }
 
   /**
