@@ -39,16 +39,16 @@ describe('hub lifecycle', () => {
       const text = await (await fetch(`${f.url}/metrics`)).text();
       return Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
     };
-    const writesBefore = await metric('chorus_hub_ledger_writes');
-    const storedBefore = await metric('chorus_hub_ledger_transitions');
+    const writesBefore = await metric('chorus_hub_ledger_writes_total');
+    const storedBefore = await metric('chorus_hub_ledger_transitions_total');
     const views: WorkflowView[] = [];
     for (let i = 0; i < 3; i++) views.push((await postJson(`${f.url}/v1/queries?wait=true`, { query: `how are envelopes stored ${i}` })).body);
     for (const v of views) {
       expect(v.status).toBe('completed');
       expect(v.steps.map((s) => s.message_type)).toEqual(['query', 'classification_result', 'execution_plan', 'tool_results', 'response']);
     }
-    const writes = (await metric('chorus_hub_ledger_writes')) - writesBefore;
-    const stored = (await metric('chorus_hub_ledger_transitions')) - storedBefore;
+    const writes = (await metric('chorus_hub_ledger_writes_total')) - writesBefore;
+    const stored = (await metric('chorus_hub_ledger_transitions_total')) - storedBefore;
     // Each workflow: five envelopes and the hub's two status updates, in fewer writes than envelopes.
     expect(stored).toBeGreaterThanOrEqual(15);
     expect(writes).toBeLessThan(stored);

@@ -151,3 +151,38 @@ describe('watchers when the hub is gone', () => {
     expect(code).toBe(3);
   });
 });
+
+describe('metrics when NATS is gone', () => {
+  let f: ChorusFixture;
+
+  beforeAll(async () => {
+    f = await startChorusFixture({}, { own: true });
+  });
+  afterAll(async () => {
+    await f?.stop();
+  });
+
+  it('GET /metrics - still answers while NATS is down: the process metrics, the hub totals at their last values, and a collect failure counted', async () => {
+    expect((await postJson(`${f.url}/v1/queries?wait=true`, { query: 'what does the hub keep' })).body.status).toBe('completed');
+    const before = await (await fetch(`${f.url}/metrics`)).text();
+    const completed = /^chorus_workflows\{status="completed",app="chorus"\} (\d+)$/m;
+    expect(before).toMatch(completed);
+    await f.nats.server!.stop('SIGKILL');
+    await new Promise((r) => setTimeout(r, 1100)); // past the one read of the totals a scrape shares
+
+    const scrape = async () => {
+      const started = Date.now();
+      const res = await fetch(`${f.url}/metrics`);
+      const text = await res.text();
+      expect({ status: res.status, fast: Date.now() - started < 4000 }).toEqual({ status: 200, fast: true });
+      return text;
+    };
+    await scrape();
+    // A failure shows in the scrape after it (the counter is written before the gauges are read).
+    const text = await scrape();
+    expect(text).toMatch(/^process_cpu_user_seconds_total/m);
+    expect(text.match(completed)?.[1]).toBe(before.match(completed)?.[1]);
+    expect(text).toMatch(/^chorus_metrics_collect_failures_total\{metric="chorus_workflows",app="chorus"\} [1-9]/m);
+    expect(text).toMatch(/^chorus_hub_ledger_writes_total\{app="chorus"\} [1-9]/m);
+  });
+});

@@ -10,11 +10,17 @@ import { LedgerStore } from './ledger.store';
 
 export const LEDGER_EVENTS_STREAM = 'CHORUS_LEDGER';
 
-/** The exact totals as Prometheus gauges, read from the ledger events at scrape time. */
+/** The exact totals as Prometheus gauges, read from the ledger events at scrape time (once per scrape). */
 function registerHubMetrics(bus: Bus, queries: HubQueries, hub: HubService): void {
-  bus.metrics.gauge('chorus_hub_ledger_writes', 'Ledger writes by this hub since it started', [], async (set) => set({}, hub.writes.records));
-  bus.metrics.gauge('chorus_hub_ledger_transitions', 'Envelopes and events whose effects those writes stored', [], async (set) => set({}, hub.writes.transitions));
-  const totals = () => queries.stats().then((s) => s.totals);
+  bus.metrics.counterFrom('chorus_hub_ledger_writes_total', 'Ledger writes by this hub since it started', () => hub.writes.records);
+  bus.metrics.counterFrom('chorus_hub_ledger_transitions_total', 'Envelopes and events whose effects those writes stored', () => hub.writes.transitions);
+  // The four gauges below share one read of the totals per scrape.
+  let read: { at: number; totals: ReturnType<typeof fetchTotals> } | undefined;
+  const fetchTotals = () => queries.stats().then((s) => s.totals);
+  const totals = () => {
+    if (!read || Date.now() - read.at > 1000) read = { at: Date.now(), totals: fetchTotals() };
+    return read.totals;
+  };
   bus.metrics.gauge('chorus_workflows', 'Workflows by status (active = not finished)', ['status'], async (set) => {
     const t = await totals();
     for (const status of ['completed', 'failed', 'timed_out', 'cancelled', 'active'] as const) set({ status }, t[status]);

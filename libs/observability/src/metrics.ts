@@ -1,5 +1,16 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
+/** How long a scrape waits for a metric read at scrape time. */
+const DEFAULT_COLLECT_TIMEOUT_MS = 2000;
+
+function withTimeout(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not read within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
 /**
  * The Prometheus metrics of one process. Every app records what it does (envelopes handled, step
  * durations, dead letters, duplicates); the hub adds the workflow totals, which are exact because
@@ -43,15 +54,54 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry });
   }
 
-  /** A gauge whose value is read at scrape time (the hub's totals). */
-  gauge(name: string, help: string, labelNames: string[], collect: (set: (labels: Record<string, string>, value: number) => void) => Promise<void>): void {
+  readonly collectFailures = new Counter({
+    name: 'chorus_metrics_collect_failures_total',
+    help: 'Scrapes that could not read a metric read at scrape time (its source, such as the hub over NATS, did not answer in time); the metric keeps its last value',
+    labelNames: ['metric'] as const,
+    registers: [this.registry],
+  });
+
+  /**
+   * A gauge whose value is read at scrape time (the hub's totals). A read that fails or takes
+   * longer than `timeoutMs` leaves the gauge at its last value and counts a collect failure, so
+   * the rest of the scrape is still served: a NATS outage must not take the process's own
+   * metrics with it.
+   */
+  gauge(
+    name: string,
+    help: string,
+    labelNames: string[],
+    collect: (set: (labels: Record<string, string>, value: number) => void) => Promise<void>,
+    timeoutMs = DEFAULT_COLLECT_TIMEOUT_MS,
+  ): void {
+    const failures = this.collectFailures;
     new Gauge({
       name,
       help,
       labelNames,
       registers: [this.registry],
       async collect() {
-        await collect((labels, value) => this.set(labels, value));
+        const values: Array<[Record<string, string>, number]> = [];
+        try {
+          await withTimeout(collect((labels, value) => values.push([labels, value])), timeoutMs);
+        } catch {
+          failures.inc({ metric: name });
+          return;
+        }
+        for (const [labels, value] of values) this.set(labels, value);
+      },
+    });
+  }
+
+  /** A counter whose total is read at scrape time from the process's own bookkeeping. */
+  counterFrom(name: string, help: string, read: () => number): void {
+    new Counter({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(read());
       },
     });
   }
