@@ -101,6 +101,9 @@ describe('POST /v1/queries - bad bodies', () => {
       message: 'invalid request',
       fields: ['Idempotency-Key', 'query', 'top_k', 'wait'],
     });
+    // The deployment's deadline cap with the body's own rules.
+    const capped = await postJson(`${f.url}/v1/queries`, { query: 'x', deadline_ms: 400_000, tenant_id: 'Bad' });
+    expect({ status: capped.status, fields: fieldsOf(capped.body).sort() }).toEqual({ status: 400, fields: ['deadline_ms', 'tenant_id'] });
     const bodyOnly = await postJson(`${f.url}/v1/queries?wait=true`, { query: '' });
     expect({ status: bodyOnly.status, message: bodyOnly.body.message }).toEqual({ status: 400, message: 'invalid request body' });
   });
