@@ -115,6 +115,21 @@ describe('dashboard (development mode, no API keys)', () => {
     await shot(page, 'agents');
   });
 
+  it('refused input - an invalid workflow id or list filter says what the API refused and is not retried', async () => {
+    await page.goto(`${f.url}/#/workflows/bad%20id!`);
+    await page.locator('h1:has-text("Not a workflow id")').waitFor();
+    expect(await page.locator('main').textContent()).toMatch(/id: id must match/);
+    expect(await live(page)).toEqual(expect.objectContaining({ streams: 0 }));
+    await page.goto(`${f.url}/#/?since=yesterday`);
+    await page.locator('#workflows .error-note:not([hidden])').waitFor();
+    expect(await page.locator('#workflows .error-note').textContent()).toMatch(/invalid query string \(since: /);
+    expect(await page.locator('#workflows').textContent()).toMatch(/stopped: fix the filters/);
+    // The browser reports each refused request on its console; those are the test's own.
+    errors.splice(0, errors.length, ...errors.filter((e) => !/status of 400/.test(e)));
+    await page.goto(`${f.url}/#/`);
+    await page.locator('#workflows.is-live').waitFor();
+  });
+
   it('workflow page - follows a running workflow over SSE, cancels it, and leaves nothing running behind', async () => {
     await stopApp(f, 'responder'); // the workflow now waits for an answer that never comes
     const running = (await postJson(`${f.url}/v1/queries`, { query: 'how are duplicates dropped', deadline_ms: 30_000 })).body.correlation_id;

@@ -23,7 +23,7 @@ export function mountSubmitForm(parent, { api, scope, onSubmitted }) {
         { class: 'options-grid' },
         h('label', { class: 'field' }, h('span', {}, 'Profiles'), input({ name: 'profiles', placeholder: 'planner decides (e.g. bm25, trigram)' })),
         h('label', { class: 'field' }, h('span', {}, 'Top k'), input({ name: 'top_k', type: 'number', min: 1, max: 100, placeholder: '10' })),
-        h('label', { class: 'field' }, h('span', {}, 'Deadline (ms)'), input({ name: 'deadline_ms', type: 'number', min: 100, max: 600000, step: 100, placeholder: '10000' })),
+        h('label', { class: 'field' }, h('span', {}, 'Deadline (ms)'), input({ name: 'deadline_ms', type: 'number', min: 100, step: 100, placeholder: '10000', title: 'The deployment caps it (CHORUS_MAX_DEADLINE_MS, five minutes by default); a longer one is refused, naming the cap' })),
         h('label', { class: 'field' }, h('span', {}, 'Tenant'), input({ name: 'tenant_id', placeholder: 'default' })),
         h('label', { class: 'check' }, input({ name: 'require_all', type: 'checkbox' }), ' Require every profile'),
         h('label', { class: 'check' }, input({ name: 'follow', type: 'checkbox' }), ' Open its page'),

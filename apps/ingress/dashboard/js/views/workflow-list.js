@@ -3,7 +3,8 @@ import { agentChip, card, durationOf, fmtDateTime, fmtMs, h, isTerminal, replace
 import { replaceQuery } from '../lib/router.js';
 
 const STATUSES = ['pending', 'running', 'completed', 'failed', 'timed_out', 'cancelled'];
-const AGENTS = ['ingress', 'intent', 'planner', 'search', 'responder', 'hub'];
+// The agents a workflow's steps name (the hub records them; it is never one of them).
+const AGENTS = ['ingress', 'intent', 'planner', 'search', 'responder'];
 const LIMITS = [25, 50, 100, 200];
 const POLL_MS = 2000;
 
@@ -35,7 +36,11 @@ export function mountWorkflowList(parent, { api, scope, query, onRows }) {
   const field = (label, control) => h('label', { class: 'field' }, h('span', {}, label), control);
   const select = (name, options, value, empty) =>
     h('select', { name }, empty ? h('option', { value: '' }, empty) : null, options.map((o) => h('option', { value: String(o), selected: String(o) === String(value) }, String(o).replace('_', ' '))));
-  const toLocal = (iso) => (iso ? new Date(Date.parse(iso) - new Date().getTimezoneOffset() * 60_000).toISOString().slice(0, 19) : '');
+  // A date the browser cannot read (from a hand-edited URL) leaves the field empty; the API names it.
+  const toLocal = (iso) => {
+    const t = iso ? Date.parse(iso) : NaN;
+    return Number.isFinite(t) ? new Date(t - new Date().getTimezoneOffset() * 60_000).toISOString().slice(0, 19) : '';
+  };
   const form = h(
     'form',
     { class: 'filters', 'aria-label': 'Filter workflows' },
@@ -81,10 +86,15 @@ export function mountWorkflowList(parent, { api, scope, query, onRows }) {
   };
   const poller = scope.poll(load, POLL_MS, {
     onError: (err) => {
-      error.textContent = `Could not load workflows: ${err.message}`;
+      const fields = err.fieldErrors?.length ? ` (${err.fieldErrors.map((f) => `${f.field}: ${f.messages.join('; ')}`).join('; ')})` : '';
+      error.textContent = `Could not load workflows: ${err.message}${fields}`;
       error.hidden = false;
-      liveText.textContent = 'retrying…';
       section.classList.remove('is-live');
+      // A filter the API refuses stays refused: stop until the filters change.
+      if (err.status === 400) {
+        poller.stop();
+        liveText.textContent = 'stopped: fix the filters';
+      } else liveText.textContent = 'retrying…';
     },
   });
   const refresh = () => {

@@ -55,6 +55,8 @@ export function mountWorkflow(outlet, { scope, params: [id], query, ctx }) {
     scheduleRender();
   };
   const onEvent = ({ event, data }) => {
+    // The stream answers: a notice that loading failed (NATS was away) no longer holds.
+    if (event !== 'unconfirmed' && !model.unconfirmed && !notice.hidden) showNotice('');
     // The stream opens with `pending` even for a workflow already running: never step back.
     if (event === 'status' && !isTerminal(model.status) && !(model.status === 'running' && data.workflow_status === 'pending')) model.status = data.workflow_status;
     else if (event === 'step' && !model.eventIds.has(data.message_id)) {
@@ -94,6 +96,7 @@ export function mountWorkflow(outlet, { scope, params: [id], query, ctx }) {
     } catch (err) {
       if (scope.disposed || err.name === 'AbortError') return;
       if (err.status === 404) return notFound();
+      if (err.status === 400) return refused(err);
       if (attempt < 3) scope.timeout(() => follow(attempt + 1), 1000 * 2 ** attempt);
       else pollUntilDone();
     } finally {
@@ -113,7 +116,7 @@ export function mountWorkflow(outlet, { scope, params: [id], query, ctx }) {
         showNotice('');
         loadHistory();
       }
-    }, 2000, { onError: (err) => showNotice(`Lost the workflow: ${err.message}; retrying.`) });
+    }, 2000, { onError: (err) => showNotice(model.unconfirmed ? `${model.unconfirmed} The last check failed (${err.message}); retrying.` : `Lost the workflow: ${err.message}; retrying.`) });
   }
 
   function notFound() {
@@ -123,6 +126,17 @@ export function mountWorkflow(outlet, { scope, params: [id], query, ctx }) {
       h('a', { href: '#/', class: 'back' }, '← Workflows'),
       h('div', { class: 'page-head' }, h('h1', { tabindex: -1 }, 'Workflow not found')),
       h('p', {}, 'No workflow ', h('code', {}, id), query.tenant ? ` in tenant ${query.tenant}` : '', '. It may have left the ledger (finished workflows are kept for a day), or belong to another tenant.'),
+    );
+  }
+
+  /** An id (or tenant) the API refuses: nothing to retry. */
+  function refused(err) {
+    model.gone = true;
+    ticker?.stop();
+    outlet.replaceChildren(
+      h('a', { href: '#/', class: 'back' }, '← Workflows'),
+      h('div', { class: 'page-head' }, h('h1', { tabindex: -1 }, 'Not a workflow id')),
+      h('p', {}, h('code', {}, id), query.tenant ? ` (tenant ${query.tenant})` : '', ' is not a valid workflow id: ', err.fieldErrors.length ? err.fieldErrors.map((f) => `${f.field}: ${f.messages.join('; ')}`).join('; ') : err.message, '.'),
     );
   }
 
@@ -169,7 +183,7 @@ export function mountWorkflow(outlet, { scope, params: [id], query, ctx }) {
     if (w) renderMeta(meta, { ...w, ...(terminal ? {} : liveFields(model.events)), status }, { now: Date.now() });
     liveNote.classList.toggle('is-live', model.streaming && !terminal);
     liveNote.hidden = terminal;
-    liveNote.querySelector('[data-role=live-text]').textContent = model.streaming && !terminal ? 'live' : terminal ? '' : 'connecting…';
+    liveNote.querySelector('[data-role=live-text]').textContent = model.streaming && !terminal ? 'live' : terminal ? '' : model.unconfirmed ? 'checking every 2 s' : 'connecting…';
 
     const start = Date.parse(w?.started_at ?? model.events[0]?.timestamp ?? new Date().toISOString());
     const steps = terminal && w ? [...w.steps] : model.events.length ? stepsFromEvents(model.events) : [...(w?.steps ?? [])];
@@ -196,6 +210,7 @@ export function mountWorkflow(outlet, { scope, params: [id], query, ctx }) {
       applyView(await api.get(base + q, { signal: scope.signal }));
     } catch (err) {
       if (err.name === 'AbortError') return;
+      if (err.status === 400) return refused(err);
       if (err.status !== 404) showNotice(`Could not load the workflow: ${err.message}`);
     }
     if (model.view && isTerminal(model.view.status)) loadHistory();
@@ -233,5 +248,5 @@ function pendingStep(finished, envelopes, steps) {
   if (!next || !last || lastEnvelope.status === 'error') return null;
   if (!finished) return { agent: next, started_at: lastEnvelope.timestamp, live: true, message_type: null };
   if (!['timed_out', 'cancelled'].includes(finished.status)) return null;
-  return { agent: next, started_at: last.finished_at, live: true, cls: 'bar-abandoned', label: `no answer (${finished.status.replace('_', ' ')})` };
+  return { agent: next, started_at: lastEnvelope.timestamp, live: true, cls: 'bar-abandoned', label: `no answer (${finished.status.replace('_', ' ')})` };
 }
