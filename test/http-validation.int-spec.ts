@@ -157,6 +157,8 @@ describe('HTTP - hostile input gets a 400 naming the field, never a 500', () => 
       const r = await get(`/v1/workflows?${query}`);
       expect({ query, status: r.status, fields: fieldsOf(r.body), message: r.body.message }).toEqual({ query, status: 400, fields: [field], message: 'invalid query string' });
     }
+    // One message for a limit that is not one, not one per rule it breaks.
+    expect((await get('/v1/workflows?limit=abc')).body.errors).toEqual([{ field: 'limit', messages: ['limit must be an integer from 1 to 500'] }]);
     for (const query of ['limit=2', 'since=2026-11-30', 'until=2026-11-30T10:30:10.5%2B14:00', 'since=2026-01-01T00:00:00Z&until=2100-01-01T00:00:00.000Z']) {
       expect({ query, status: (await get(`/v1/workflows?${query}`)).status }).toEqual({ query, status: 200 });
     }

@@ -4,6 +4,7 @@ import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, Valida
 import { AGENT_NAME_PATTERN, TENANT_ID_PATTERN, WORKFLOW_STATUSES, isDateTime, type WorkflowStatus } from '@chorus/envelope';
 
 const CALENDAR_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const LIMIT_MESSAGE = 'limit must be an integer from 1 to 500';
 
 /**
  * A time filter: an RFC 3339 date-time with its offset (`2026-11-30T10:30:00Z`), or a calendar date
@@ -72,9 +73,9 @@ export class ListWorkflowsDto {
   @IsOptional()
   // Decimal digits only: Number() would also read '0x10', '1e2' or ' 5' as a limit.
   @Transform(({ value }) => (typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : value))
-  @IsInt({ message: 'limit must be an integer from 1 to 500' })
-  @Min(1)
-  @Max(500)
+  @IsInt({ message: LIMIT_MESSAGE })
+  @Min(1, { message: LIMIT_MESSAGE })
+  @Max(500, { message: LIMIT_MESSAGE })
   limit?: number;
 
   /** `next_cursor` of the previous page. */

@@ -122,7 +122,7 @@ export function flattenValidationErrors(errors: ValidationError[], prefix = ''):
       const field = path ? `${path}.${error.property}` : error.property;
       // A missing field breaks every rule on it; "is required" says it once and plainly.
       if (error.constraints) {
-        out.push({ field, messages: error.value === undefined ? [`${field} is required`] : Object.values(error.constraints) });
+        out.push({ field, messages: error.value === undefined ? [`${field} is required`] : [...new Set(Object.values(error.constraints))] });
       }
       if (error.children?.length) walk(error.children, field);
     }
