@@ -76,6 +76,11 @@ export async function* readOrdered(
   } finally {
     clearInterval(watchdog);
     await iter.close();
+    // Closing only unsubscribes: the server would keep the consumer for its inactivity threshold
+    // (five minutes, set by the client), so a status or history read every few milliseconds left
+    // thousands behind, and a restarted server then took seconds to recover them all. The read is
+    // over; nothing waits for the delete.
+    void oc.delete().catch(() => undefined);
   }
 }
 
