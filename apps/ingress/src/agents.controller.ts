@@ -1,6 +1,7 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Bus, ChorusClient, discoverServices } from '@chorus/bus';
+import { Bus, ChorusClient, ServiceDirectory } from '@chorus/bus';
+import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
 
 interface AgentWindow {
   agent: string;
@@ -39,10 +40,16 @@ const AGENTS = ['hub', 'intent', 'planner', 'search', 'responder'];
 @ApiTags('operations')
 @Controller('v1/agents')
 export class AgentsController {
+  /** Keeps a busy instance that answers discovery late, and lists a service whose instances all died. */
+  private readonly directory: ServiceDirectory;
+
   constructor(
     private readonly bus: Bus,
     private readonly client: ChorusClient,
-  ) {}
+    @Inject(INGRESS_OPTIONS) private readonly options: IngressOptions,
+  ) {
+    this.directory = new ServiceDirectory(bus);
+  }
 
   /**
    * The agents and profiles that answer discovery now (instances, health), each agent's durable
@@ -52,7 +59,7 @@ export class AgentsController {
   @ApiOperation({ summary: 'Agents and profiles: instances, health, backlog, latency' })
   async agents(): Promise<AgentsReply> {
     const [services, consumers, stats] = await Promise.all([
-      discoverServices(this.bus),
+      this.directory.discover(),
       this.consumers(),
       this.client.stats<{ agents: AgentWindow[]; window_ms: number }>().catch(() => null),
     ]);
@@ -69,8 +76,12 @@ export class AgentsController {
         window: window ? { count: window.count, errors: window.errors, error_rate: window.error_rate, p50_ms: window.p50_ms, p99_ms: window.p99_ms } : null,
       };
     });
-    const profiles = services
-      .filter((s) => s.kind === 'profile')
+    // Every configured profile is listed, running or not: one that died is a lens the workflows lose.
+    const configured = this.options.profiles
+      .filter((name) => !services.some((s) => s.kind === 'profile' && s.name === name))
+      .map((name) => ({ name, kind: 'profile' as const, description: '', metadata: {}, instances: [] }));
+    const profiles = [...services.filter((s) => s.kind === 'profile'), ...configured]
+      .sort((a, b) => a.name.localeCompare(b.name))
       .map((s) => {
         const requests = s.instances.reduce((a, i) => a + i.requests, 0);
         const weighted = s.instances.reduce((a, i) => a + (i.average_ms ?? 0) * i.requests, 0);

@@ -35,7 +35,7 @@ export async function startIngress(bus: Bus, config: ChorusConfig, parentLog: Lo
     terminalGraceMs: config.workflow.terminalGraceMs,
   });
   const app = await NestFactory.create<NestExpressApplication>(
-    IngressModule.register(bus, client, { maxDeadlineMs: config.workflow.maxDeadlineMs, watchGraceMs: config.workflow.watchGraceMs, apiKeys: config.http.apiKeys }),
+    IngressModule.register(bus, client, { maxDeadlineMs: config.workflow.maxDeadlineMs, watchGraceMs: config.workflow.watchGraceMs, apiKeys: config.http.apiKeys, profiles: config.profiles }),
     { bodyParser: false, logger: new PinoNestLogger(log) },
   );
   app.use(countResponses(bus.metrics.registry));

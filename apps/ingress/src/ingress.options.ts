@@ -5,6 +5,8 @@ export interface IngressOptions {
   watchGraceMs: number;
   /** API key → tenant; empty for development mode. */
   apiKeys: Readonly<Record<string, string>>;
+  /** The profiles this deployment is configured with (CHORUS_PROFILES): listed by `GET /v1/agents` even with no instance. */
+  profiles: readonly string[];
 }
 
 export const INGRESS_OPTIONS = Symbol('INGRESS_OPTIONS');

@@ -31,5 +31,5 @@ export { releaseAnsweredRequestsCheaply } from './request-release';
 export { serveNestPattern, type NestError } from './nest-compat.gateway';
 export { runProcess, runStandalone, type Component, type ProcessOptions, type RunningProcess } from './process.runtime';
 export { readWorkflowHistory, type HistoryEntry } from './workflow.history';
-export { AGENT_METADATA_KEY, discoverServices, registerAgentService, type DiscoveredService } from './service.directory';
+export { AGENT_METADATA_KEY, discoverServices, registerAgentService, ServiceDirectory, type DiscoveredService, type ServiceDirectoryOptions } from './service.directory';
 export { confirmEnded, terminalStatusOf, watchWorkflow, type WorkflowEvent } from './workflow.watch';

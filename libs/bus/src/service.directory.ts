@@ -1,4 +1,5 @@
 import { Svcm, type ServiceInfo, type ServiceStats } from '@nats-io/services';
+import { NoRespondersError, RequestError } from '@nats-io/transport-node';
 import type { Logger } from '@chorus/observability';
 import type { Bus } from './nats.bus';
 import { PROFILE_METADATA_KEY } from './profile.registry';
@@ -45,9 +46,83 @@ export async function discoverServices(bus: Bus, waitMs = 250): Promise<Discover
   return [...byName.values()].sort((a, b) => a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name));
 }
 
+type Instance = DiscoveredService['instances'][number];
+
+interface KnownInstance {
+  service: Omit<DiscoveredService, 'instances'>;
+  /** The NATS service name (`chorus-agent-<name>` for an agent). */
+  serviceName: string;
+  instance: Instance;
+}
+
+export interface ServiceDirectoryOptions {
+  /** How long a known instance that missed a discovery round gets to answer its own ping. */
+  confirmTimeoutMs: number;
+}
+
+/**
+ * {@link discoverServices} with a memory. One discovery round collects the answers that come in
+ * quickly, so a process busy with work (every core taken) can answer too late and look dead. An
+ * instance seen before that misses a round is pinged on its own subject
+ * (`$SRV.PING.<service>.<id>`) with a longer timeout: a live, busy one answers and is kept (with
+ * its last statistics); a dead one has no subscription left, so NATS says so at once, and it is
+ * dropped. Names seen before are remembered, so a service whose every instance died is still
+ * listed, with none.
+ */
+export class ServiceDirectory {
+  private readonly known = new Map<string, KnownInstance>();
+  private readonly names = new Map<string, Omit<DiscoveredService, 'instances'>>();
+
+  constructor(
+    private readonly bus: Bus,
+    private readonly options: ServiceDirectoryOptions = { confirmTimeoutMs: 1000 },
+  ) {}
+
+  async discover(): Promise<DiscoveredService[]> {
+    const found = await discoverServices(this.bus);
+    const seen = new Set(found.flatMap((s) => s.instances.map((i) => i.id)));
+    const missed = [...this.known.values()].filter((k) => !seen.has(k.instance.id));
+    const alive = await Promise.all(missed.map((k) => this.answers(k)));
+    const byKey = new Map(found.map((s) => [`${s.kind}:${s.name}`, s]));
+    missed.forEach((k, i) => {
+      if (!alive[i]) {
+        this.known.delete(k.instance.id);
+        return;
+      }
+      const key = `${k.service.kind}:${k.service.name}`;
+      const entry = byKey.get(key) ?? { ...k.service, instances: [] };
+      entry.instances.push(k.instance);
+      byKey.set(key, entry);
+    });
+    for (const s of found) {
+      const { instances, ...service } = s;
+      this.names.set(`${s.kind}:${s.name}`, service);
+      for (const instance of instances) this.known.set(instance.id, { service, serviceName: s.kind === 'agent' ? `chorus-agent-${s.name}` : s.name, instance });
+    }
+    for (const [key, service] of this.names) if (!byKey.has(key)) byKey.set(key, { ...service, instances: [] });
+    return [...byKey.values()].sort((a, b) => a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name));
+  }
+
+  private async answers(k: KnownInstance): Promise<boolean> {
+    try {
+      await this.bus.nc.request(`$SRV.PING.${k.serviceName}.${k.instance.id}`, undefined, { timeout: this.options.confirmTimeoutMs });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** The answers of one round; none when no service runs at all (NATS says there are no responders). */
 async function collect<T>(iterator: Promise<AsyncIterable<T>>): Promise<T[]> {
   const out: T[] = [];
-  for await (const item of await iterator) out.push(item);
+  try {
+    for await (const item of await iterator) out.push(item);
+  } catch (e) {
+    const cause = (e as { cause?: unknown }).cause;
+    if (e instanceof NoRespondersError || cause instanceof NoRespondersError || (e instanceof RequestError && e.isNoResponders())) return out;
+    throw e;
+  }
   return out;
 }
 
