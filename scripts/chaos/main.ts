@@ -9,10 +9,24 @@ import { SCENARIOS } from './chaos.scenarios';
  * a table. Exits 1 when any row lost a workflow, doubled an effect, or left one without exactly one
  * terminal state.
  */
+const USAGE = `npm run chaos [-- options]
+  --quick        shorter runs of every scenario
+  --only a,b     these scenarios: ${Object.keys(SCENARIOS).join(', ')}
+  --help         this text
+Each scenario runs against its own servers and processes (several minutes in all, heavy load), then
+a table; exits 1 when a row lost a workflow, doubled an effect or left one without exactly one
+terminal state.`;
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const quick = args.includes('--quick');
+  if (args.includes('--help') || args.includes('-h')) return void console.log(USAGE);
   const onlyAt = args.indexOf('--only');
+  const unknownArgs = args.filter((a, i) => a !== '--quick' && a !== '--only' && !(onlyAt >= 0 && i === onlyAt + 1));
+  if (unknownArgs.length > 0 || (onlyAt >= 0 && !args[onlyAt + 1])) {
+    console.error(`${unknownArgs.length ? `unknown argument(s): ${unknownArgs.join(' ')}` : '--only needs a list of scenarios'}\n${USAGE}`);
+    process.exit(2);
+  }
+  const quick = args.includes('--quick');
   const only = onlyAt >= 0 ? args[onlyAt + 1].split(',') : Object.keys(SCENARIOS);
   const unknown = only.filter((n) => !SCENARIOS[n]);
   if (unknown.length) throw new Error(`unknown scenario(s): ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}`);

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Bus, NatsServerProcess, defaultBusOptions, findNatsServerBinary } from '@chorus/bus';
@@ -97,13 +97,19 @@ export interface AppProcess {
 }
 
 /** Runs a compiled app (`dist/apps/<app>/src/main.js`) as its own process, its output kept. */
-export function spawnApp(root: string, app: string, replica: number, env: Record<string, string>): AppProcess {
+export function spawnApp(root: string, app: string, replica: number, env: Record<string, string>, logDir?: string): AppProcess {
   const child = spawn(process.execPath, [join(root, 'dist', 'apps', app, 'src', 'main.js')], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  const keep = (d: Buffer) => (out = (out + d.toString()).slice(-100_000));
+  // The last 100 KB in memory (to wait for start-up lines); everything in `<logDir>/<app>-<replica>.log` when given.
+  const log = logDir ? createWriteStream(join(logDir, `${app}-${replica}.log`), { flags: 'a' }) : undefined;
+  const keep = (d: Buffer) => {
+    log?.write(d);
+    out = (out + d.toString()).slice(-100_000);
+  };
+  child.once('exit', () => log?.end());
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -142,11 +148,12 @@ export interface ChorusDeployment {
  * Chorus as one process per app against `urls`: the hub first (it creates the streams), then the
  * profiles and agents (`replicas` of each), then the ingress.
  */
-export async function startDeployment(root: string, urls: string[], options: { replicas: number; env?: Record<string, string> }): Promise<ChorusDeployment> {
+export async function startDeployment(root: string, urls: string[], options: { replicas: number; env?: Record<string, string>; logDir?: string }): Promise<ChorusDeployment> {
   const env = { NATS_URL: urls.join(','), CHORUS_LOG_LEVEL: 'info', CHORUS_HTTP_PORT: '0', ...(options.env ?? {}) };
   const apps: AppProcess[] = [];
+  if (options.logDir) mkdirSync(options.logDir, { recursive: true });
   const start = (app: string, replica: number) => {
-    const p = spawnApp(root, app, replica, env);
+    const p = spawnApp(root, app, replica, env, options.logDir);
     apps.push(p);
     return p;
   };
