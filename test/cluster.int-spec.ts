@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDeployment, startNatsCluster, type ChorusDeployment, type NatsCluster } from '../scripts/cluster/cluster.launcher';
-import { postJson } from './chorus.fixture';
+import { getJson, postJson } from './chorus.fixture';
 
 /**
  * Scale-out as `npm run start:cluster` runs it: a three-node NATS cluster with streams and buckets
@@ -43,5 +43,12 @@ describe('cluster', () => {
       console.error(errors.slice(-20).join('\n'));
     }
     expect(statuses).toEqual(Array(20).fill('completed'));
+  }, 120_000);
+
+  it('cluster - with one NATS node lost, every status and history read answers (a read\'s consumer can be placed on the lost node)', async () => {
+    await cluster.nodes[2].stop('SIGKILL'); // (lost already when the test before it ran)
+    const ids = (await Promise.all(Array.from({ length: 10 }, (_, i) => postJson(`${deployment.url}/v1/queries?wait=true`, { query: `what does the hub keep ${i}`, deadline_ms: 30_000 })))).map((r) => r.body.correlation_id as string);
+    const reads = await Promise.all(ids.flatMap((id) => [getJson(`${deployment.url}/v1/workflows/${id}`), getJson(`${deployment.url}/v1/workflows/${id}/history`)]));
+    expect(reads.map((r) => r.status)).toEqual(Array(20).fill(200));
   }, 120_000);
 });

@@ -10,6 +10,8 @@ export const BusErrorCodes = Object.freeze({
   /** A request/reply answer larger than the server's max_payload (the responder says so instead). */
   ReplyTooLarge: 'REPLY_TOO_LARGE',
   NotRecordedYet: 'NOT_RECORDED_YET',
+  /** A responder's own NATS calls failed for a reason NATS recovers from: try again. */
+  Unavailable: 'UNAVAILABLE',
 } as const);
 
 /** The server answers but has JetStream disabled. */

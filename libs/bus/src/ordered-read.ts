@@ -1,4 +1,5 @@
-import { DeliverPolicy, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
+import { DeliverPolicy, jetstream, type JetStreamClient, type JsMsg, type PushConsumer } from '@nats-io/jetstream';
+import { TimeoutError, type NatsConnection } from '@nats-io/transport-node';
 
 export interface OrderedReadOptions {
   /** Every message (default), or only the last per subject (a KV bucket's live values). */
@@ -29,7 +30,7 @@ export async function* readOrdered(
       : options.startTime
         ? DeliverPolicy.StartTime
         : DeliverPolicy.All;
-  const oc = await js.consumers.getPushConsumer(stream, {
+  const oc = await createReader(js, stream, {
     filter_subjects: filter,
     deliver_policy,
     headers_only: options.headersOnly ?? false,
@@ -86,3 +87,48 @@ export async function* readOrdered(
 
 /** How long a read waits for its next message before it asks the server whether one is still to come. */
 const IDLE_RECHECK_MS = 250;
+
+/** How long one attempt to create a read's consumer may take, and how many rounds a read makes. */
+const CREATE_TIMEOUT_MS = 1000;
+const CREATE_ROUNDS = 4;
+const shortTimeoutClients = new WeakMap<JetStreamClient, JetStreamClient>();
+
+/**
+ * The read's ordered consumer. On a cluster that lost a node, the server (2.9) may place this
+ * one-replica consumer on the lost node, still one of the stream's peers, and the create request
+ * then goes unanswered until it times out: about one read in three failed after five seconds (the
+ * client's whole timeout) though the cluster served everything else. So each attempt gets a short
+ * timeout, and after one has timed out, two are made at once (each placed on its own), the first
+ * created is used and the other deleted: four rounds finish within four seconds, and all of them
+ * fail only when seven placements in a row land on the lost node.
+ */
+async function createReader(js: JetStreamClient, stream: string, config: Parameters<JetStreamClient['consumers']['getPushConsumer']>[1]): Promise<PushConsumer> {
+  const quick = shortTimeoutClient(js);
+  const create = () => quick.consumers.getPushConsumer(stream, config);
+  for (let round = 1; ; round++) {
+    const attempts = round === 1 ? [create()] : [create(), create()];
+    try {
+      const winner = await Promise.any(attempts);
+      for (const other of attempts) void other.then((c) => c !== winner && c.delete().catch(() => undefined), () => undefined);
+      return winner;
+    } catch (e) {
+      const errors = e instanceof AggregateError ? e.errors : [e];
+      if (!errors.every(isTimeout) || round >= CREATE_ROUNDS) throw errors[0];
+    }
+  }
+}
+
+function isTimeout(e: unknown): boolean {
+  return e instanceof TimeoutError || (e as { cause?: unknown })?.cause instanceof TimeoutError || (e as Error)?.name === 'TimeoutError';
+}
+
+function shortTimeoutClient(js: JetStreamClient): JetStreamClient {
+  let quick = shortTimeoutClients.get(js);
+  if (!quick) {
+    // The client's connection (public on nats.js's implementation); without it, the client itself.
+    const nc = (js as unknown as { nc?: NatsConnection }).nc;
+    quick = nc ? jetstream(nc, { ...js.getOptions(), timeout: Math.min(CREATE_TIMEOUT_MS, js.getOptions().timeout ?? CREATE_TIMEOUT_MS) }) : js;
+    shortTimeoutClients.set(js, quick);
+  }
+  return quick;
+}
