@@ -31,6 +31,8 @@ import type { LedgerEntry, LedgerStore } from './ledger.store';
 import { RecentIndex } from './recent.index';
 
 const MAX_CONFLICT_RETRIES = 8;
+/** How long past a deadline the sweep waits for an end stored in time to be applied (see endedInTime). */
+const ENDED_IN_TIME_PATIENCE_MS = 5 * 60_000;
 
 /** Kinds of ledger events; their counts are the hub's totals. */
 export const LEDGER_EVENTS = ['created', 'completed', 'failed', 'timed_out', 'cancelled', 'duplicate', 'late'] as const;
@@ -76,6 +78,8 @@ export class HubService {
   readonly recent: RecentIndex;
   private sweeper?: NodeJS.Timeout;
   private active = false;
+  /** When this hub last became the active one. */
+  private activatedAt = 0;
   /** Counts activations and deactivations: a background fill of an earlier activation stops. */
   private generation = 0;
 
@@ -107,6 +111,7 @@ export class HubService {
     };
     const { active, read, whole, since, fill } = await readTakeoverWindow(target, this.options.maxDeadlineMs + this.options.clockSkewMs);
     this.active = true;
+    this.activatedAt = Date.now();
     this.sweeper = setInterval(() => void this.sweep(), this.options.sweepIntervalMs);
     this.sweeper.unref();
     this.log.info({ active, read, whole_ledger: whole, since: since?.toISOString() }, 'hub active: deadline timers and recent index rebuilt from the ledger');
@@ -204,13 +209,25 @@ export class HubService {
    * hub catching up after an outage must not time out a workflow that completed, failed or was
    * cancelled in time. The response, the common case, is one lookup; the others need the
    * workflow's history, read only for a workflow that is otherwise about to time out. An envelope
-   * the hub would refuse (invalid) never counts, so nothing holds a timeout back for ever.
+   * the hub would refuse (invalid) never counts, and none holds a timeout back more than five
+   * minutes past the deadline and this hub's takeover.
    */
   private async endedInTime(tenantId: string, correlationId: string): Promise<boolean> {
     const loaded = await this.ledger.load(tenantId, correlationId);
     if (!loaded || isTerminalStatus(loaded.record.status)) return false;
     const record = loaded.record;
     const deadline = this.deadlineOf(record);
+    if (!(await this.endStoredBy(tenantId, correlationId, record, deadline))) return false;
+    // Found, but not applied minutes after the deadline and after this hub took over (time enough
+    // to catch up): refused or lost. It no longer holds the timeout back.
+    if (Date.now() - Math.max(deadline, this.activatedAt) > ENDED_IN_TIME_PATIENCE_MS) {
+      this.log.warn({ correlation_id: correlationId, deadline: new Date(deadline).toISOString() }, 'an end stored before the deadline was never applied; timing the workflow out');
+      return false;
+    }
+    return true;
+  }
+
+  private async endStoredBy(tenantId: string, correlationId: string, record: WorkflowRecord, deadline: number): Promise<boolean> {
     const responded = await this.bus.lastStoredAt(workflowSubject(tenantId, 'response', correlationId));
     if (responded !== null && responded.getTime() <= deadline) return true;
     const applied = new Set(Object.values(record.seen));
