@@ -99,15 +99,17 @@ describe('hub failover', () => {
     // Recorded by the hub (so it keeps their deadlines), then the hub goes: one will fail (a
     // profile this deployment does not have, once a planner runs), one is cancelled while it
     // waits, one just waits past its deadline.
-    const failing = await client.submit({ query: 'what does the hub keep', tenant_id: 'default', deadline_ms: 2500, profiles: ['nosuch'] });
-    const cancelled = await client.submit({ query: 'what does the hub keep', tenant_id: 'default', deadline_ms: 2500 });
-    const due = await client.submit({ query: 'what does the hub keep', tenant_id: 'default', deadline_ms: 2500 });
+    const failing = await client.submit({ query: 'what does the hub keep', tenant_id: 'default', deadline_ms: 6000, profiles: ['nosuch'] });
+    const cancelled = await client.submit({ query: 'what does the hub keep', tenant_id: 'default', deadline_ms: 6000 });
+    const due = await client.submit({ query: 'what does the hub keep', tenant_id: 'default', deadline_ms: 6000 });
     const ids = [failing, cancelled, due].map((s) => s.correlation_id);
     await waitFor(async () => ((await Promise.all(ids.map((id) => client.workflow(id, 'default')))).every((v) => v !== null) ? true : undefined), { what: 'the hub to record them' });
     await h1.stop('SIGKILL');
     f.chorus.components.push(await startPlanner(f.chorus.bus, f.config, f.log));
     await client.cancel(cancelled, 'no longer needed');
-    await new Promise((r) => setTimeout(r, 3000));
+    // Past the deadlines (6 s from the submits), so the new hub finds them all due.
+    const latest = Math.max(...[failing, cancelled, due].map((s) => Date.parse(s.deadline)));
+    await new Promise((r) => setTimeout(r, Math.max(0, latest - Date.now()) + 500));
 
     // Sweeping at once, before its consumer has caught up with what was stored while it was down.
     const h2 = startHub({ CHORUS_HUB_SWEEP_MS: '10', CHORUS_WATCH_GRACE_MS: '1000' });

@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   if (args.includes('--help') || args.includes('-h')) return void console.log(USAGE);
   const onlyAt = args.indexOf('--only');
   const unknownArgs = args.filter((a, i) => a !== '--quick' && a !== '--only' && !(onlyAt >= 0 && i === onlyAt + 1));
-  if (unknownArgs.length > 0 || (onlyAt >= 0 && !args[onlyAt + 1])) {
+  if (unknownArgs.length > 0 || (onlyAt >= 0 && (!args[onlyAt + 1] || args[onlyAt + 1].startsWith('--')))) {
     console.error(`${unknownArgs.length ? `unknown argument(s): ${unknownArgs.join(' ')}` : '--only needs a list of scenarios'}\n${USAGE}`);
     process.exit(2);
   }

@@ -104,12 +104,15 @@ export function spawnApp(root: string, app: string, replica: number, env: Record
   });
   let out = '';
   // The last 100 KB in memory (to wait for start-up lines); everything in `<logDir>/<app>-<replica>.log` when given.
-  const log = logDir ? createWriteStream(join(logDir, `${app}-${replica}.log`), { flags: 'a' }) : undefined;
+  // A fresh file per run; ended once the child's output is closed ('close', not 'exit': output can
+  // still arrive after the exit), and a write error (a full disk) never takes the launcher down.
+  const log = logDir ? createWriteStream(join(logDir, `${app}-${replica}.log`)) : undefined;
+  log?.on('error', () => undefined);
   const keep = (d: Buffer) => {
-    log?.write(d);
+    if (log?.writable) log.write(d);
     out = (out + d.toString()).slice(-100_000);
   };
-  child.once('exit', () => log?.end());
+  child.once('close', () => log?.end());
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -1,4 +1,4 @@
-import { isRevisionConflict, readWorkflowHistory, retryTransient, type Bus, type CountedEvents } from '@chorus/bus';
+import { ALL_MESSAGE_TYPES, durableName, isRevisionConflict, readWorkflowHistory, retryTransient, type Bus, type CountedEvents } from '@chorus/bus';
 import {
   applyDeadline,
   applyDroppedDuplicate,
@@ -31,6 +31,8 @@ import type { LedgerEntry, LedgerStore } from './ledger.store';
 import { RecentIndex } from './recent.index';
 
 const MAX_CONFLICT_RETRIES = 8;
+/** The active hub's durable consumer of the workflow stream (every message type). */
+const HUB_CONSUMER = durableName(HUB_AGENT, ALL_MESSAGE_TYPES);
 /** How long past a deadline the sweep waits for an end stored in time to be applied (see endedInTime). */
 const ENDED_IN_TIME_PATIENCE_MS = 5 * 60_000;
 
@@ -230,6 +232,10 @@ export class HubService {
   private async endStoredBy(tenantId: string, correlationId: string, record: WorkflowRecord, deadline: number): Promise<boolean> {
     const responded = await this.bus.lastStoredAt(workflowSubject(tenantId, 'response', correlationId));
     if (responded !== null && responded.getTime() <= deadline) return true;
+    // A hub whose consumer has nothing pending and nothing in flight has applied everything stored:
+    // no need to read the history (the common case, a workflow that really timed out).
+    const consumer = await this.bus.jsm.consumers.info(this.bus.options.workflowStream, HUB_CONSUMER);
+    if (consumer.num_pending === 0 && consumer.num_ack_pending === 0) return false;
     const applied = new Set(Object.values(record.seen));
     const since = new Date(Date.parse(record.started_at) - this.options.clockSkewMs);
     for (const entry of await readWorkflowHistory(this.bus, correlationId, { tenantId, since })) {

@@ -93,8 +93,10 @@ export class HttpErrorFilter implements ExceptionFilter {
       res.setHeader('Retry-After', '1');
       body = errorBody(503, exception.message);
     } else if (exception instanceof NoRespondersError || exception instanceof RequestTimeoutError) {
+      res.setHeader('Retry-After', '1');
       body = errorBody(503, `Chorus is not answering right now (${exception.message}); try again shortly`);
     } else if (isTransient(exception)) {
+      res.setHeader('Retry-After', '1');
       // NATS away for longer than the bus retries (a restart, a cluster without a stream leader).
       this.log.warn({ err: exception, method: req.method, url: req.originalUrl }, 'request failed: NATS unavailable');
       body = errorBody(503, 'the message bus is unavailable right now; try again shortly');

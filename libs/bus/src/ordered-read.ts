@@ -1,5 +1,5 @@
-import { DeliverPolicy, jetstream, type JetStreamClient, type JsMsg, type PushConsumer } from '@nats-io/jetstream';
-import { TimeoutError, type NatsConnection } from '@nats-io/transport-node';
+import { DeliverPolicy, type JetStreamClient, type JsMsg, type OrderedPushConsumerOptions, type PushConsumer } from '@nats-io/jetstream';
+import { nuid } from '@nats-io/transport-node';
 
 export interface OrderedReadOptions {
   /** Every message (default), or only the last per subject (a KV bucket's live values). */
@@ -88,47 +88,60 @@ export async function* readOrdered(
 /** How long a read waits for its next message before it asks the server whether one is still to come. */
 const IDLE_RECHECK_MS = 250;
 
-/** How long one attempt to create a read's consumer may take, and how many rounds a read makes. */
-const CREATE_TIMEOUT_MS = 1000;
-const CREATE_ROUNDS = 4;
-const shortTimeoutClients = new WeakMap<JetStreamClient, JetStreamClient>();
+/** How long a read waits for its consumer before it asks for another, and how many it asks for then. */
+const HEDGE_AFTER_MS = 1000;
+const HEDGES = [2, 2];
 
 /**
- * The read's ordered consumer. On a cluster that lost a node, the server (2.9) may place this
- * one-replica consumer on the lost node, still one of the stream's peers, and the create request
- * then goes unanswered until it times out: about one read in three failed after five seconds (the
- * client's whole timeout) though the cluster served everything else. So each attempt gets a short
- * timeout, and after one has timed out, two are made at once (each placed on its own), the first
- * created is used and the other deleted: four rounds finish within four seconds, and all of them
- * fail only when seven placements in a row land on the lost node.
+ * The read's ordered consumer, created with hedged requests. On a cluster that lost a node, the
+ * server (2.9) may place this one-replica consumer on the lost node, still one of the stream's
+ * peers, and leave the create unanswered until the client's timeout: about one read in three failed
+ * after five seconds, though the cluster served everything else. So when a create has not answered
+ * within a second, two more are asked for (each placed on its own), and two more a second later;
+ * the first created is used. Each attempt has its own name, so one created late, or after its
+ * request timed out, is deleted too. On a single server that answers, this is one request.
  */
-async function createReader(js: JetStreamClient, stream: string, config: Parameters<JetStreamClient['consumers']['getPushConsumer']>[1]): Promise<PushConsumer> {
-  const quick = shortTimeoutClient(js);
-  const create = () => quick.consumers.getPushConsumer(stream, config);
-  for (let round = 1; ; round++) {
-    const attempts = round === 1 ? [create()] : [create(), create()];
-    try {
-      const winner = await Promise.any(attempts);
-      for (const other of attempts) void other.then((c) => c !== winner && c.delete().catch(() => undefined), () => undefined);
-      return winner;
-    } catch (e) {
-      const errors = e instanceof AggregateError ? e.errors : [e];
-      if (!errors.every(isTimeout) || round >= CREATE_ROUNDS) throw errors[0];
+async function createReader(js: JetStreamClient, stream: string, config: Partial<OrderedPushConsumerOptions>): Promise<PushConsumer> {
+  const attempts: Array<{ prefix: string; created: Promise<PushConsumer> }> = [];
+  const start = (n: number) => {
+    for (let i = 0; i < n; i++) {
+      const prefix = `rd_${nuid.next()}`;
+      attempts.push({ prefix, created: js.consumers.getPushConsumer(stream, { ...config, name_prefix: prefix }) });
+    }
+  };
+  start(1);
+  let winner: PushConsumer | undefined;
+  try {
+    for (const hedge of [...HEDGES, 0]) {
+      const pending = attempts.map((a) => a.created);
+      const settled = hedge > 0 ? Promise.race([Promise.any(pending), delay(HEDGE_AFTER_MS)]) : Promise.any(pending);
+      winner = (await settled) ?? undefined;
+      if (winner) return winner;
+      start(hedge);
+    }
+    throw new Error('unreachable');
+  } catch (e) {
+    throw e instanceof AggregateError ? e.errors[0] : e;
+  } finally {
+    // Every other attempt: deleted once created, or by name in case the server created it after
+    // the request timed out.
+    for (const a of attempts) {
+      void a.created.then(
+        (c) => c !== winner && c.delete().catch(() => undefined),
+        () => deleteByName(js, stream, `${a.prefix}_1`),
+      );
     }
   }
 }
 
-function isTimeout(e: unknown): boolean {
-  return e instanceof TimeoutError || (e as { cause?: unknown })?.cause instanceof TimeoutError || (e as Error)?.name === 'TimeoutError';
+function delay(ms: number): Promise<undefined> {
+  return new Promise((resolve) => setTimeout(() => resolve(undefined), ms).unref());
 }
 
-function shortTimeoutClient(js: JetStreamClient): JetStreamClient {
-  let quick = shortTimeoutClients.get(js);
-  if (!quick) {
-    // The client's connection (public on nats.js's implementation); without it, the client itself.
-    const nc = (js as unknown as { nc?: NatsConnection }).nc;
-    quick = nc ? jetstream(nc, { ...js.getOptions(), timeout: Math.min(CREATE_TIMEOUT_MS, js.getOptions().timeout ?? CREATE_TIMEOUT_MS) }) : js;
-    shortTimeoutClients.set(js, quick);
-  }
-  return quick;
+/** Best effort: a consumer the server may have created for a request that timed out. */
+function deleteByName(js: JetStreamClient, stream: string, name: string): void {
+  void js
+    .jetstreamManager(false)
+    .then((jsm) => jsm.consumers.delete(stream, name))
+    .catch(() => undefined);
 }

@@ -3,7 +3,7 @@ import { boundFieldErrors, ChorusError, toErrorDetails, type FieldError } from '
 import type { Logger } from '@chorus/observability';
 import type { Bus } from './nats.bus';
 import { BusErrorCodes, NoRespondersError, RemoteError, RequestTimeoutError } from './bus.errors';
-import { isTransient } from './transient-error';
+import { natsOutageKind } from './transient-error';
 
 /**
  * The reply of every Chorus request/reply endpoint. A refused request's error lists its invalid
@@ -56,12 +56,13 @@ async function answer<T>(msg: Msg, handle: (request: unknown) => Promise<T>, log
   } catch (e) {
     // NATS away or slow while the handler worked (a timeout, a leader election): the requester may
     // try again, and hears so (UNAVAILABLE, retryable), not an internal error.
-    const unavailable = e instanceof Error && !(e instanceof ChorusError) && !(e instanceof SyntaxError) && isTransient(e);
+    const outage = e instanceof ChorusError ? null : natsOutageKind(e);
     const d = e instanceof SyntaxError
       ? { error_type: 'BAD_REQUEST', error_message: `request is not valid JSON: ${e.message}`, retry_possible: false }
-      : unavailable
-        ? { error_type: BusErrorCodes.Unavailable, error_message: `NATS did not answer in time: ${e.message}`, retry_possible: true }
+      : outage
+        ? { error_type: BusErrorCodes.Unavailable, error_message: `${outage === 'timeout' ? 'NATS did not answer in time' : 'NATS is unavailable'}: ${(e as Error).message}`, retry_possible: true }
         : toErrorDetails(e);
+    const unavailable = outage !== null;
     if (unavailable) log.warn({ err: e, subject }, 'request handler failed: NATS unavailable');
     else if (!(e instanceof ChorusError) && !(e instanceof SyntaxError)) log.error({ err: e, subject }, 'request handler failed');
     const fields = fieldErrorsOf(e);

@@ -9,6 +9,8 @@ export const AGENT_METADATA_KEY = 'chorus_agent';
 
 export interface DiscoveredService {
   name: string;
+  /** Its NATS service name (`chorus-agent-<name>` for an agent). */
+  service: string;
   kind: 'agent' | 'profile';
   description: string;
   metadata: Record<string, string>;
@@ -28,7 +30,7 @@ export async function discoverServices(bus: Bus, waitMs = 250): Promise<Discover
     const kind = info.metadata?.[PROFILE_METADATA_KEY] === 'true' ? 'profile' : info.metadata?.[AGENT_METADATA_KEY] === 'true' ? 'agent' : null;
     if (!kind) continue;
     const name = kind === 'agent' ? info.name.replace(/^chorus-agent-/, '') : info.name;
-    const entry = byName.get(`${kind}:${name}`) ?? { name, kind, description: info.description, metadata: info.metadata ?? {}, instances: [] };
+    const entry = byName.get(`${kind}:${name}`) ?? { name, service: info.name, kind, description: info.description, metadata: info.metadata ?? {}, instances: [] };
     const s = statsById.get(info.id);
     const requests = s?.endpoints?.reduce((a, e) => a + e.num_requests, 0) ?? 0;
     const processing = s?.endpoints?.reduce((a, e) => a + e.processing_time, 0) ?? 0;
@@ -50,14 +52,14 @@ type Instance = DiscoveredService['instances'][number];
 
 interface KnownInstance {
   service: Omit<DiscoveredService, 'instances'>;
-  /** The NATS service name (`chorus-agent-<name>` for an agent). */
-  serviceName: string;
   instance: Instance;
 }
 
 export interface ServiceDirectoryOptions {
   /** How long a known instance that missed a discovery round gets to answer its own ping. */
   confirmTimeoutMs: number;
+  /** How long a service with no instance left is still listed (with none). */
+  forgetAfterMs: number;
 }
 
 /**
@@ -66,16 +68,16 @@ export interface ServiceDirectoryOptions {
  * instance seen before that misses a round is pinged on its own subject
  * (`$SRV.PING.<service>.<id>`) with a longer timeout: a live, busy one answers and is kept (with
  * its last statistics); a dead one has no subscription left, so NATS says so at once, and it is
- * dropped. Names seen before are remembered, so a service whose every instance died is still
- * listed, with none.
+ * dropped (a kept instance shows the statistics of the last round it answered). Names seen before
+ * are remembered for an hour, so a service whose every instance died is still listed, with none.
  */
 export class ServiceDirectory {
   private readonly known = new Map<string, KnownInstance>();
-  private readonly names = new Map<string, Omit<DiscoveredService, 'instances'>>();
+  private readonly names = new Map<string, { service: Omit<DiscoveredService, 'instances'>; seenAt: number }>();
 
   constructor(
     private readonly bus: Bus,
-    private readonly options: ServiceDirectoryOptions = { confirmTimeoutMs: 1000 },
+    private readonly options: ServiceDirectoryOptions = { confirmTimeoutMs: 1000, forgetAfterMs: 3_600_000 },
   ) {}
 
   async discover(): Promise<DiscoveredService[]> {
@@ -94,18 +96,22 @@ export class ServiceDirectory {
       entry.instances.push(k.instance);
       byKey.set(key, entry);
     });
+    const now = Date.now();
     for (const s of found) {
       const { instances, ...service } = s;
-      this.names.set(`${s.kind}:${s.name}`, service);
-      for (const instance of instances) this.known.set(instance.id, { service, serviceName: s.kind === 'agent' ? `chorus-agent-${s.name}` : s.name, instance });
+      for (const instance of instances) this.known.set(instance.id, { service, instance });
     }
-    for (const [key, service] of this.names) if (!byKey.has(key)) byKey.set(key, { ...service, instances: [] });
+    for (const [key, { instances, ...service }] of byKey) if (instances.length > 0) this.names.set(key, { service, seenAt: now });
+    for (const [key, { service, seenAt }] of this.names) {
+      if (now - seenAt > this.options.forgetAfterMs) this.names.delete(key);
+      else if (!byKey.has(key)) byKey.set(key, { ...service, instances: [] });
+    }
     return [...byKey.values()].sort((a, b) => a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name));
   }
 
   private async answers(k: KnownInstance): Promise<boolean> {
     try {
-      await this.bus.nc.request(`$SRV.PING.${k.serviceName}.${k.instance.id}`, undefined, { timeout: this.options.confirmTimeoutMs });
+      await this.bus.nc.request(`$SRV.PING.${k.service.service}.${k.instance.id}`, undefined, { timeout: this.options.confirmTimeoutMs });
       return true;
     } catch {
       return false;

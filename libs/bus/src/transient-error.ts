@@ -40,6 +40,19 @@ export function isTransient(error: unknown): boolean {
 }
 
 /**
+ * How NATS failed a call, when it is NATS being away or slow (not a revision conflict, not a
+ * handler's own error, whatever its message says): `timeout` or `unavailable`; null otherwise.
+ */
+export function natsOutageKind(error: unknown): 'timeout' | 'unavailable' | null {
+  const e = error instanceof RequestError && error.cause instanceof Error ? error.cause : error;
+  if (e instanceof TimeoutError) return 'timeout';
+  if (e instanceof JetStreamApiError) return e.status === 408 || e.status === 504 ? 'timeout' : e.status === 503 ? 'unavailable' : null;
+  if (e instanceof NoRespondersError || e instanceof ConnectionError || e instanceof ClosedConnectionError || e instanceof DrainingConnectionError) return 'unavailable';
+  if (e instanceof RequestError || (e instanceof JetStreamError && !(e instanceof JetStreamApiError))) return 'unavailable';
+  return null;
+}
+
+/**
  * Retries an operation while it fails for reasons NATS recovers from (a JetStream leader election,
  * a reconnect, a timeout under load): `attempts` tries (12 by default), backing off from 100 ms to
  * 5 s, about half a minute in all. Anything else, or the last failure, is thrown.

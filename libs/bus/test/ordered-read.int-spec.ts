@@ -1,6 +1,5 @@
 import { createRootLogger } from '@chorus/observability';
-import { startNats, type NatsHandle } from '@chorus/testing';
-import { waitFor } from '@chorus/testing';
+import { startNats, waitFor, type NatsHandle } from '@chorus/testing';
 import { Bus, KeyValueStore, defaultBusOptions } from '@chorus/bus';
 
 const log = createRootLogger({ name: 'test', level: 'silent' });
@@ -40,7 +39,7 @@ describe('readOrdered (through KeyValueStore.keys)', () => {
     expect(slow).toEqual([]);
   }, 120_000);
 
-  it('a finished read leaves no consumer on the server (it would stay there five minutes)', async () => {
+  it('readOrdered - a finished read leaves no consumer on the server (it would stay there five minutes)', async () => {
     const kv = await KeyValueStore.open<{ n: number }>(bus, 'ordered_read_leftovers', { history: 1, ttlMs: 0 });
     for (let i = 0; i < 5; i++) await kv.put(`tenant.k${i}`, { n: i });
     const consumers = async () => (await bus.jsm.streams.info('KV_ordered_read_leftovers')).state.consumer_count;

@@ -39,7 +39,7 @@ describe('ServiceDirectory', () => {
 
   const busyInstances = (services: Awaited<ReturnType<typeof discoverServices>>) => services.find((s) => s.name === 'busy')?.instances.length;
 
-  it('keeps an instance too busy to answer one discovery round, and drops one that died at once, still listing its name', async () => {
+  it('ServiceDirectory - keeps an instance too busy to answer one discovery round, and drops one that died at once, still listing its name', async () => {
     child = spawn(process.execPath, ['-e', AGENT], { env: { ...process.env, NATS_URL: nats.url }, cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
     await once(child.stdout!, 'data');
     const directory = new ServiceDirectory(bus);

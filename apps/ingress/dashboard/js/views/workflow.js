@@ -48,15 +48,16 @@ export function mountWorkflow(outlet, { scope, params: [id], query, ctx }) {
   scope.onDispose(() => cancelAnimationFrame(frame));
   trackWidth(scope, tlChart, scheduleRender);
 
-  const showNotice = (text) => ((notice.textContent = text), (notice.hidden = !text));
+  const showNotice = (text, kind = '') => ((notice.textContent = text), (notice.hidden = !text), (notice.dataset.kind = kind));
   const applyView = (view) => {
     model.view = view;
     model.status = view.status;
     scheduleRender();
   };
   const onEvent = ({ event, data }) => {
-    // The stream answers: a notice that loading failed (NATS was away) no longer holds.
-    if (event !== 'unconfirmed' && !model.unconfirmed && !notice.hidden) showNotice('');
+    // The stream answers: a notice that loading failed (NATS was away) no longer holds. Others
+    // (a cancel that failed) stay.
+    if (event !== 'unconfirmed' && notice.dataset.kind === 'load') showNotice('');
     // The stream opens with `pending` even for a workflow already running: never step back.
     if (event === 'status' && !isTerminal(model.status) && !(model.status === 'running' && data.workflow_status === 'pending')) model.status = data.workflow_status;
     else if (event === 'step' && !model.eventIds.has(data.message_id)) {
@@ -136,7 +137,7 @@ export function mountWorkflow(outlet, { scope, params: [id], query, ctx }) {
     outlet.replaceChildren(
       h('a', { href: '#/', class: 'back' }, '← Workflows'),
       h('div', { class: 'page-head' }, h('h1', { tabindex: -1 }, 'Not a workflow id')),
-      h('p', {}, h('code', {}, id), query.tenant ? ` (tenant ${query.tenant})` : '', ' is not a valid workflow id: ', err.fieldErrors.length ? err.fieldErrors.map((f) => `${f.field}: ${f.messages.join('; ')}`).join('; ') : err.message, '.'),
+      h('p', {}, h('code', {}, id), query.tenant ? ` (tenant ${query.tenant})` : '', ' is not a valid workflow id: ', err.fieldErrors?.length ? err.fieldErrors.map((f) => `${f.field}: ${f.messages.join('; ')}`).join('; ') : err.message, '.'),
     );
   }
 
@@ -211,7 +212,7 @@ export function mountWorkflow(outlet, { scope, params: [id], query, ctx }) {
     } catch (err) {
       if (err.name === 'AbortError') return;
       if (err.status === 400) return refused(err);
-      if (err.status !== 404) showNotice(`Could not load the workflow: ${err.message}`);
+      if (err.status !== 404) showNotice(`Could not load the workflow: ${err.message}`, 'load');
     }
     if (model.view && isTerminal(model.view.status)) loadHistory();
     else follow();
