@@ -50,7 +50,9 @@ export class LedgerStore {
 
   /** The stored record straight from the bucket, bypassing (and not filling) the cache. */
   async read(tenantId: string, correlationId: string): Promise<WorkflowRecord | null> {
-    return (await this.kv.get(ledgerKey(tenantId, correlationId)))?.value ?? null;
+    // From the stream's leader: a replica that lags would answer "not found" for a workflow the
+    // active hub recorded a moment ago (a standby hub answers reads too).
+    return (await this.kv.latest(ledgerKey(tenantId, correlationId)))?.value ?? null;
   }
 
   /** Forgets the cache: another hub may have written the ledger meanwhile. */
@@ -76,8 +78,9 @@ export class LedgerStore {
 
   /** The tenant of a workflow known only by its correlation id. */
   async findTenant(correlationId: string): Promise<string | null> {
-    const keys = await this.kv.keys(`*.${correlationId}`);
-    return keys.length > 0 ? keys[0].slice(0, keys[0].length - correlationId.length - 1) : null;
+    // One message from the stream's leader, not a consumer on whichever replica (which can lag).
+    const found = await this.kv.latest(`*.${correlationId}`);
+    return found ? found.key.slice(0, found.key.length - correlationId.length - 1) : null;
   }
 
   /** The stored records, in the order they were last written; with `since`, those written since; or those of a range of revisions. */

@@ -64,6 +64,27 @@ export class KeyValueStore<T> {
   }
 
   /**
+   * The latest message of the keys matching `filter` (one key, or a pattern such as `*.<id>`), read
+   * through the stream's leader (the message-get API), never from a replica: a key's value or
+   * delete marker. Reads served by any replica (direct gets, consumers placed on a follower) can lag
+   * behind for a moment, longer after a cluster lost a node, and answer "no such key" for one just
+   * written. Null when nothing matches or the latest is a delete.
+   */
+  async latest(filter: string): Promise<{ key: string; value: T; revision: number } | null> {
+    const prefix = `$KV.${this.bucket}.`;
+    let m;
+    try {
+      m = await this.jsm.streams.getMessage(`KV_${this.bucket}`, { last_by_subj: `${prefix}${filter}` });
+    } catch (e) {
+      if (/no message found|not found/i.test(String((e as Error).message))) return null;
+      throw e;
+    }
+    const op = m?.header?.get('KV-Operation');
+    if (!m || op === 'DEL' || op === 'PURGE' || m.data.length === 0) return null;
+    return { key: m.subject.slice(prefix.length), value: JSON.parse(decoder.decode(m.data)) as T, revision: m.seq };
+  }
+
+  /**
    * Keys matching a subject-style filter (`*` one token, `>` the rest). Read with our own ordered
    * consumer, which stops at the last key present: the client's `keys()` can wait for an idle
    * heartbeat (seconds) to decide it has seen them all.

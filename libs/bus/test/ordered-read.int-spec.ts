@@ -47,4 +47,15 @@ describe('readOrdered (through KeyValueStore.keys)', () => {
     expect(await kv.keys('*.none')).toEqual([]);
     await waitFor(async () => ((await consumers()) === 0 ? true : undefined), { timeoutMs: 3000, what: 'no consumer left' });
   });
+
+  it('KeyValueStore.latest - a key, or a pattern of one, read through the stream leader; null once deleted or when nothing matches', async () => {
+    const kv = await KeyValueStore.open<{ n: number }>(bus, 'kv_latest', { history: 1, ttlMs: 0 });
+    await kv.put('acme.wf1', { n: 1 });
+    await kv.put('acme.wf1', { n: 2 });
+    expect(await kv.latest('acme.wf1')).toEqual({ key: 'acme.wf1', value: { n: 2 }, revision: expect.any(Number) });
+    expect((await kv.latest('*.wf1'))?.key).toBe('acme.wf1');
+    expect(await kv.latest('*.nothing')).toBeNull();
+    await kv.delete('acme.wf1');
+    expect(await kv.latest('acme.wf1')).toBeNull();
+  });
 });
