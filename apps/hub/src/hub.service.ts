@@ -1,4 +1,4 @@
-import { ALL_MESSAGE_TYPES, durableName, isRevisionConflict, readWorkflowHistory, retryTransient, type Bus, type CountedEvents } from '@chorus/bus';
+import { isRevisionConflict, retryTransient, type Bus, type CountedEvents } from '@chorus/bus';
 import {
   applyDeadline,
   applyDroppedDuplicate,
@@ -16,8 +16,6 @@ import {
   createEnvelope,
   deriveEnvelope,
   isTerminalStatus,
-  parseEnvelope,
-  workflowSubject,
   type DuplicateNotice,
   type Envelope,
   type StatusUpdatePayload,
@@ -29,10 +27,9 @@ import { KeyedMutex } from './keyed.mutex';
 import { fillRecentIndexPatiently, readTakeoverWindow, type TakeoverTarget } from './ledger.takeover';
 import type { LedgerEntry, LedgerStore } from './ledger.store';
 import { RecentIndex } from './recent.index';
+import { endStoredBy } from './stored-end';
 
 const MAX_CONFLICT_RETRIES = 8;
-/** The active hub's durable consumer of the workflow stream (every message type). */
-const HUB_CONSUMER = durableName(HUB_AGENT, ALL_MESSAGE_TYPES);
 /** How long past a deadline the sweep waits for an end stored in time to be applied (see endedInTime). */
 const ENDED_IN_TIME_PATIENCE_MS = 5 * 60_000;
 
@@ -205,21 +202,16 @@ export class HubService {
   }
 
   /**
-   * Whether something that ends the workflow was stored in the stream by its deadline and is still
-   * to be applied: its response, an agent's failure report (any envelope with status `error`) or a
-   * cancel. The deadline is about when the workflow ended, not about how soon the hub got to it: a
-   * hub catching up after an outage must not time out a workflow that completed, failed or was
-   * cancelled in time. The response, the common case, is one lookup; the others need the
-   * workflow's history, read only for a workflow that is otherwise about to time out. An envelope
-   * the hub would refuse (invalid) never counts, and none holds a timeout back more than five
-   * minutes past the deadline and this hub's takeover.
+   * Whether what ended the workflow in time is in the stream, still to be applied ({@link endStoredBy}):
+   * a hub catching up after an outage must not time out a workflow that ended before its deadline.
+   * Such an end holds the timeout back at most five minutes past the deadline and this hub's takeover.
    */
   private async endedInTime(tenantId: string, correlationId: string): Promise<boolean> {
     const loaded = await this.ledger.load(tenantId, correlationId);
     if (!loaded || isTerminalStatus(loaded.record.status)) return false;
     const record = loaded.record;
     const deadline = this.deadlineOf(record);
-    if (!(await this.endStoredBy(tenantId, correlationId, record, deadline))) return false;
+    if (!(await endStoredBy(this.bus, record, deadline, this.options.clockSkewMs))) return false;
     // Found, but not applied minutes after the deadline and after this hub took over (time enough
     // to catch up): refused or lost. It no longer holds the timeout back.
     if (Date.now() - Math.max(deadline, this.activatedAt) > ENDED_IN_TIME_PATIENCE_MS) {
@@ -227,28 +219,6 @@ export class HubService {
       return false;
     }
     return true;
-  }
-
-  private async endStoredBy(tenantId: string, correlationId: string, record: WorkflowRecord, deadline: number): Promise<boolean> {
-    const responded = await this.bus.lastStoredAt(workflowSubject(tenantId, 'response', correlationId));
-    if (responded !== null && responded.getTime() <= deadline) return true;
-    // A hub whose consumer has nothing pending and nothing in flight has applied everything stored:
-    // no need to read the history (the common case, a workflow that really timed out).
-    const consumer = await this.bus.jsm.consumers.info(this.bus.options.workflowStream, HUB_CONSUMER);
-    if (consumer.num_pending === 0 && consumer.num_ack_pending === 0) return false;
-    const applied = new Set(Object.values(record.seen));
-    const since = new Date(Date.parse(record.started_at) - this.options.clockSkewMs);
-    for (const entry of await readWorkflowHistory(this.bus, correlationId, { tenantId, since })) {
-      if (Date.parse(entry.stored_at) > deadline) break;
-      if (applied.has(entry.seq)) continue;
-      const parsed = parseEnvelope(entry.envelope, { subject: entry.subject });
-      if (!parsed.ok) continue;
-      const e = parsed.value;
-      // Its own announcements, and a copy of an envelope already applied under another key.
-      if (e.agent === HUB_AGENT || Object.hasOwn(record.times, e.message_id)) continue;
-      if (e.status === 'error' || (e.message_type === 'orchestration_command' && (e.payload as { command?: unknown }).command === 'cancel')) return true;
-    }
-    return false;
   }
 
   /**

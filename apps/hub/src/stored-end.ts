@@ -1,0 +1,34 @@
+import { ALL_MESSAGE_TYPES, durableName, readWorkflowHistory, type Bus } from '@chorus/bus';
+import { HUB_AGENT, type WorkflowRecord } from '@chorus/correlation';
+import { parseEnvelope, workflowSubject } from '@chorus/envelope';
+
+/** The active hub's durable consumer of the workflow stream (every message type). */
+const HUB_CONSUMER = durableName(HUB_AGENT, ALL_MESSAGE_TYPES);
+
+/**
+ * Whether something that ends the workflow was stored in the stream by `deadline` and is not in
+ * its record yet: its response, an agent's failure report (any envelope with status `error`) or a
+ * cancel. The response, the common case, is one lookup. The others need the workflow's history,
+ * read only when the hub's consumer still has envelopes pending or in flight (otherwise everything
+ * stored has been applied). An envelope the hub would refuse (invalid) never counts.
+ */
+export async function endStoredBy(bus: Bus, record: WorkflowRecord, deadline: number, clockSkewMs: number): Promise<boolean> {
+  const { tenant_id: tenantId, correlation_id: correlationId } = record;
+  const responded = await bus.lastStoredAt(workflowSubject(tenantId, 'response', correlationId));
+  if (responded !== null && responded.getTime() <= deadline) return true;
+  const consumer = await bus.jsm.consumers.info(bus.options.workflowStream, HUB_CONSUMER);
+  if (consumer.num_pending === 0 && consumer.num_ack_pending === 0) return false;
+  const applied = new Set(Object.values(record.seen));
+  const since = new Date(Date.parse(record.started_at) - clockSkewMs);
+  for (const entry of await readWorkflowHistory(bus, correlationId, { tenantId, since })) {
+    if (Date.parse(entry.stored_at) > deadline) break;
+    if (applied.has(entry.seq)) continue;
+    const parsed = parseEnvelope(entry.envelope, { subject: entry.subject });
+    if (!parsed.ok) continue;
+    const e = parsed.value;
+    // Its own announcements, and a copy of an envelope already applied under another key.
+    if (e.agent === HUB_AGENT || Object.hasOwn(record.times, e.message_id)) continue;
+    if (e.status === 'error' || (e.message_type === 'orchestration_command' && (e.payload as { command?: unknown }).command === 'cancel')) return true;
+  }
+  return false;
+}
