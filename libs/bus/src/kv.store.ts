@@ -72,13 +72,8 @@ export class KeyValueStore<T> {
    */
   async latest(filter: string): Promise<{ key: string; value: T; revision: number } | null> {
     const prefix = `$KV.${this.bucket}.`;
-    let m;
-    try {
-      m = await this.jsm.streams.getMessage(`KV_${this.bucket}`, { last_by_subj: `${prefix}${filter}` });
-    } catch (e) {
-      if (/no message found|not found/i.test(String((e as Error).message))) return null;
-      throw e;
-    }
+    // null when no message matches
+    const m = await this.jsm.streams.getMessage(`KV_${this.bucket}`, { last_by_subj: `${prefix}${filter}` });
     const op = m?.header?.get('KV-Operation');
     if (!m || op === 'DEL' || op === 'PURGE' || m.data.length === 0) return null;
     return { key: m.subject.slice(prefix.length), value: JSON.parse(decoder.decode(m.data)) as T, revision: m.seq };

@@ -1,8 +1,9 @@
 import { Svcm, type ServiceInfo, type ServiceStats } from '@nats-io/services';
-import { NoRespondersError, RequestError } from '@nats-io/transport-node';
 import type { Logger } from '@chorus/observability';
+import { NoRespondersError } from './bus.errors';
 import type { Bus } from './nats.bus';
 import { PROFILE_METADATA_KEY } from './profile.registry';
+import { toRequestError } from './request-reply';
 
 /** Metadata of the NATS service every agent process registers, so it can be discovered and pinged. */
 export const AGENT_METADATA_KEY = 'chorus_agent';
@@ -125,8 +126,7 @@ async function collect<T>(iterator: Promise<AsyncIterable<T>>): Promise<T[]> {
   try {
     for await (const item of await iterator) out.push(item);
   } catch (e) {
-    const cause = (e as { cause?: unknown }).cause;
-    if (e instanceof NoRespondersError || cause instanceof NoRespondersError || (e instanceof RequestError && e.isNoResponders())) return out;
+    if (toRequestError(e, '$SRV', 0) instanceof NoRespondersError) return out;
     throw e;
   }
   return out;

@@ -21,21 +21,7 @@ export function isTransient(error: unknown): boolean {
   if (error instanceof ChorusError) return error.retryable;
   // A permission violation fails a request too: a misconfigured user, not NATS being away.
   if (error instanceof PermissionViolationError || (error instanceof Error && error.cause instanceof PermissionViolationError)) return false;
-  if (
-    error instanceof TimeoutError ||
-    error instanceof RequestError ||
-    error instanceof NoRespondersError ||
-    error instanceof ConnectionError ||
-    error instanceof ClosedConnectionError ||
-    error instanceof DrainingConnectionError ||
-    error instanceof JetStreamError
-  ) {
-    return true;
-  }
-  if (error instanceof JetStreamApiError) {
-    // 503 (no JetStream leader right now), 408/504 timeouts, 429 too many requests.
-    return [408, 429, 503, 504].includes(error.status) || isRevisionConflict(error);
-  }
+  if (natsOutageKind(error) !== null) return true;
   return isRevisionConflict(error) || /timeout|timed out|no responders|disconnect|connection (closed|lost)|jetstream (not|is not) (enabled|available)/i.test(String((error as Error)?.message ?? ''));
 }
 
@@ -46,9 +32,10 @@ export function isTransient(error: unknown): boolean {
 export function natsOutageKind(error: unknown): 'timeout' | 'unavailable' | null {
   const e = error instanceof RequestError && error.cause instanceof Error ? error.cause : error;
   if (e instanceof TimeoutError) return 'timeout';
-  if (e instanceof JetStreamApiError) return e.status === 408 || e.status === 504 ? 'timeout' : e.status === 503 ? 'unavailable' : null;
-  if (e instanceof NoRespondersError || e instanceof ConnectionError || e instanceof ClosedConnectionError || e instanceof DrainingConnectionError) return 'unavailable';
-  if (e instanceof RequestError || (e instanceof JetStreamError && !(e instanceof JetStreamApiError))) return 'unavailable';
+  if (error instanceof RequestError) return 'unavailable';
+  // 503 (no JetStream leader right now), 408/504 timeouts, 429 too many requests.
+  if (e instanceof JetStreamApiError) return e.status === 408 || e.status === 504 ? 'timeout' : e.status === 503 || e.status === 429 ? 'unavailable' : null;
+  if (e instanceof NoRespondersError || e instanceof ConnectionError || e instanceof ClosedConnectionError || e instanceof DrainingConnectionError || e instanceof JetStreamError) return 'unavailable';
   return null;
 }
 
