@@ -89,7 +89,7 @@ export function formatVerdicts(verdicts: readonly TargetVerdict[]): string[] {
   return verdicts.map((v) => {
     const line = `${v.met ? 'MET   ' : 'MISSED'} ${v.target}: ${v.detail}`;
     if (v.met || !v.floor) return line;
-    return `${line}; TARGET NOT MET, ${v.floor.met ? 'only the' : 'and not even the'} CI floor (${v.floor.bar}) ${v.floor.met ? 'holds' : 'is missed'}`;
+    return `${line}; TARGET NOT MET, ${v.floor.met ? 'only the' : 'and the'} CI floor (${v.floor.bar}) ${v.floor.met ? 'holds' : 'is missed too'}`;
   });
 }
 

@@ -1,6 +1,9 @@
 import { Svcm, type ServiceClient, type ServiceInfo, type ServiceStats } from '@nats-io/services';
 import type { Logger } from '@chorus/observability';
+import { NoRespondersError } from './bus.errors';
 import type { Bus } from './nats.bus';
+import { toRequestError } from './request-reply';
+import { pingInstance } from './srv.ping';
 
 /** Metadata every Chorus profile service carries, so discovery ignores other NATS services. */
 export const PROFILE_METADATA_KEY = 'chorus_profile';
@@ -32,20 +35,29 @@ export interface ProfileRegistryOptions {
   refreshMs: number;
   /** How long one refresh collects replies. */
   collectMs: number;
+  /** How long an instance known before that missed a refresh gets to answer a ping of its own. */
+  confirmMs: number;
 }
 
 export function defaultProfileRegistryOptions(): ProfileRegistryOptions {
-  return { refreshMs: 1000, collectMs: 500 };
+  return { refreshMs: 1000, collectMs: 500, confirmMs: 1000 };
 }
 
 /**
  * The profiles that exist and how many instances answer, from `$SRV.INFO`, reconciled continuously:
  * a profile that starts is known at once (it announces itself), one that dies drops out at the next
  * refresh, or as soon as a request to it finds no responders. Built fully (one refresh) before use.
+ *
+ * A refresh only waits for the answers that come in quickly, so an instance known before that
+ * misses one is pinged on its own subject (see {@link pingInstance}): it is kept if it answers,
+ * dropped at once if nobody serves its subject any more (it died), and dropped after a second
+ * silent refresh otherwise (it hangs). A busy profile is never forgotten for being busy: when the
+ * registry forgot one after two slow rounds, a whole second of queries went without its lens.
  */
 export class ProfileRegistry {
   private entries = new Map<string, ProfileEntry>();
-  private readonly missed = new Map<string, number>();
+  /** Instance id → refreshes in a row it missed and did not answer its ping either. */
+  private readonly silent = new Map<string, number>();
   private timer?: NodeJS.Timeout;
   private refreshing?: Promise<void>;
   private readonly client: ServiceClient;
@@ -117,7 +129,7 @@ export class ProfileRegistry {
 
   /** A request found nobody serving the profile: forget it until it shows up again. */
   markUnavailable(name: string): void {
-    this.missed.delete(name);
+    for (const i of this.entries.get(name)?.instances ?? []) this.silent.delete(i.id);
     if (this.entries.delete(name)) this.log.warn({ profile: name }, 'profile has no responders; removed from the registry');
   }
 
@@ -144,29 +156,43 @@ export class ProfileRegistry {
 
   private async collect(): Promise<void> {
     const found = new Map<string, ProfileEntry>();
+    const keep = (entry: ProfileEntry, instance: ProfileInstance) => {
+      const kept = found.get(entry.name) ?? { ...entry, instances: [] };
+      if (!kept.instances.some((i) => i.id === instance.id)) kept.instances.push(instance);
+      found.set(entry.name, kept);
+    };
     try {
       for await (const info of (await this.client.info()) as AsyncIterable<ServiceInfo>) {
         if (info.metadata?.[PROFILE_METADATA_KEY] !== 'true') continue;
-        const entry = found.get(info.name) ?? { name: info.name, description: info.description, metadata: info.metadata ?? {}, instances: [] };
-        entry.instances.push({ id: info.id, version: info.version });
-        found.set(info.name, entry);
+        keep({ name: info.name, description: info.description, metadata: info.metadata ?? {}, instances: [] }, { id: info.id, version: info.version });
       }
     } catch (e) {
-      if (!this.closed) this.log.warn({ err: e }, 'profile discovery failed; keeping the last view');
-      return;
+      // No responders: not one service runs (the last profile died), an empty round, not a failure.
+      if (!(toRequestError(e, '$SRV.INFO', 0) instanceof NoRespondersError)) {
+        if (!this.closed) this.log.warn({ err: e }, 'profile discovery failed; keeping the last view');
+        return;
+      }
     }
     const before = this.available().join(',');
-    for (const [name, entry] of this.entries) {
-      if (found.has(name)) {
-        this.missed.delete(name);
-        continue;
+    const missing = [...this.entries.values()].flatMap((entry) =>
+      entry.instances.filter((i) => !found.get(entry.name)?.instances.some((f) => f.id === i.id)).map((instance) => ({ entry, instance })),
+    );
+    for (const entry of found.values()) for (const i of entry.instances) this.silent.delete(i.id);
+    const outcomes = await Promise.all(missing.map(({ entry, instance }) => pingInstance(this.bus, entry.name, instance.id, this.options.confirmMs)));
+    missing.forEach(({ entry, instance }, i) => {
+      const silent = outcomes[i] === 'silent' ? (this.silent.get(instance.id) ?? 0) + 1 : 0;
+      if (outcomes[i] === 'gone' || silent >= 2) {
+        this.silent.delete(instance.id);
+        return;
       }
-      const misses = (this.missed.get(name) ?? 0) + 1;
-      if (misses < 2) {
-        this.missed.set(name, misses);
-        found.set(name, entry);
-      } else this.missed.delete(name);
-    }
+      if (silent > 0) this.silent.set(instance.id, silent);
+      else this.silent.delete(instance.id);
+      keep(entry, instance);
+    });
+    if (this.closed) return;
+    // Announced while this refresh ran: confirmed by the next one.
+    const asked = new Set(missing.map((m) => m.instance.id));
+    for (const entry of this.entries.values()) for (const i of entry.instances) if (!asked.has(i.id)) keep(entry, i);
     this.entries = found;
     const after = this.available().join(',');
     if (before !== after) this.log.info({ profiles: this.snapshot().map((e) => `${e.name}×${e.instances.length}`) }, 'profiles changed');

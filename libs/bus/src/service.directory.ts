@@ -4,6 +4,7 @@ import { NoRespondersError } from './bus.errors';
 import type { Bus } from './nats.bus';
 import { PROFILE_METADATA_KEY } from './profile.registry';
 import { toRequestError } from './request-reply';
+import { pingInstance } from './srv.ping';
 
 /** Metadata of the NATS service every agent process registers, so it can be discovered and pinged. */
 export const AGENT_METADATA_KEY = 'chorus_agent';
@@ -111,12 +112,7 @@ export class ServiceDirectory {
   }
 
   private async answers(k: KnownInstance): Promise<boolean> {
-    try {
-      await this.bus.nc.request(`$SRV.PING.${k.service.service}.${k.instance.id}`, undefined, { timeout: this.options.confirmTimeoutMs });
-      return true;
-    } catch {
-      return false;
-    }
+    return (await pingInstance(this.bus, k.service.service, k.instance.id, this.options.confirmTimeoutMs)) === 'alive';
   }
 }
 
