@@ -106,6 +106,11 @@ export interface EnvelopeOverhead {
   overheadBytes: number;
   /** The same payload wrapped by createEnvelope / deriveEnvelope, minus the payload. */
   factoryOverheadBytes: number;
+  /**
+   * The same envelope with only the fields DESIGN.md's contract names (no traceparent), minus the
+   * payload: the least any envelope with those names, ids and timestamps can add.
+   */
+  contractOverheadBytes: number;
   headerBytes: number;
   subjectBytes: number;
   /** Median microseconds of `parseEnvelope` on these bytes (with the subject check), as every consumer does. */
@@ -113,6 +118,25 @@ export interface EnvelopeOverhead {
 }
 
 const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
+
+/** The envelope's fields as DESIGN.md specifies them (a public contract). */
+const CONTRACT_FIELDS = [
+  'message_id',
+  'correlation_id',
+  'causation_id',
+  'tenant_id',
+  'agent',
+  'target_agent',
+  'message_type',
+  'status',
+  'timestamp',
+  'deadline',
+  'attempt',
+  'payload',
+  'next_steps',
+  'error_details',
+  'schema_version',
+] as const satisfies ReadonlyArray<keyof Envelope>;
 
 /** The envelope's cost around each payload, from envelopes captured on the wire during a real run. */
 export function measureEnvelopeOverhead(sampled: readonly WireEnvelope[]): EnvelopeOverhead[] {
@@ -151,6 +175,7 @@ export function measureEnvelopeOverhead(sampled: readonly WireEnvelope[]): Envel
       payloadBytes,
       overheadBytes: bodyBytes - payloadBytes,
       factoryOverheadBytes: bytes(rebuilt) - payloadBytes,
+      contractOverheadBytes: bytes(Object.fromEntries(CONTRACT_FIELDS.map((k) => [k, e[k]]))) - payloadBytes,
       headerBytes,
       subjectBytes,
     };
