@@ -89,6 +89,15 @@ describe('POST /v1/queries - bad bodies', () => {
     expect(fieldsOf(r.body)).toEqual(['wait']);
   });
 
+  it('POST /v1/queries - 400 naming an unknown query parameter (a misspelt wait does not quietly answer 202), and nothing is published', async () => {
+    const before = await f.chorus.bus.jsm.streams.info(f.config.bus.workflowStream);
+    const r = await postJson(`${f.url}/v1/queries?wiat=true&top_k=3`, { query: 'hello' });
+    expect({ status: r.status, message: r.body.message, fields: fieldsOf(r.body) }).toEqual({ status: 400, message: 'invalid query string', fields: ['wiat', 'top_k'] });
+    expect(r.body.errors[0].messages[0]).toMatch(/unknown query parameter wiat: the only one is wait/);
+    const after = await f.chorus.bus.jsm.streams.info(f.config.bus.workflowStream);
+    expect(after.state.messages).toBe(before.state.messages);
+  });
+
   it('POST /v1/queries - one 400 names the invalid body fields, the wait parameter and the Idempotency-Key header together', async () => {
     const res = await fetch(`${f.url}/v1/queries?wait=maybe`, {
       method: 'POST',

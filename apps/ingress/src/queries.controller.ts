@@ -47,7 +47,7 @@ export class QueriesController {
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<Accepted | WorkflowView | ReturnType<typeof errorBody>> {
-    const { body, waitForResult } = await this.checkRequest(req.body, wait, idempotencyKey);
+    const { body, waitForResult } = await this.checkRequest(req.body, wait, idempotencyKey, Object.keys(req.query ?? {}));
     const request = { ...body, tenant_id: scopedTenant(scope, body.tenant_id) };
     const traceparent = req.header('traceparent');
     const onSubmitted = (s: { correlation_id: string }) => {
@@ -88,6 +88,7 @@ export class QueriesController {
     raw: unknown,
     wait: string | undefined,
     idempotencyKey: string | undefined,
+    queryKeys: string[],
   ): Promise<{ body: SubmitQueryDto; waitForResult: boolean }> {
     const parts: Array<{ where: string; errors: FieldError[] }> = [];
     let body: SubmitQueryDto | undefined;
@@ -105,7 +106,12 @@ export class QueriesController {
       else parts.push({ where: 'invalid request body', errors: [error] });
     }
     const waitForResult = parseWait(wait);
-    if (waitForResult === undefined) parts.push({ where: 'invalid query string', errors: [{ field: 'wait', messages: ['wait must be true or false'] }] });
+    const queryErrors: FieldError[] = queryKeys
+      .filter((k) => k !== 'wait')
+      // A misspelt `wait` must not quietly answer 202 instead of waiting.
+      .map((k) => ({ field: k, messages: [`unknown query parameter ${k}: the only one is wait (everything else goes in the JSON body)`] }));
+    if (waitForResult === undefined) queryErrors.unshift({ field: 'wait', messages: ['wait must be true or false'] });
+    if (queryErrors.length > 0) parts.push({ where: 'invalid query string', errors: queryErrors });
     if (idempotencyKey !== undefined && !/^[\x21-\x7e]{1,256}$/.test(idempotencyKey)) {
       parts.push({
         where: 'invalid headers',
