@@ -66,8 +66,8 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
   return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
 }
 
-export async function getJson(url: string): Promise<{ status: number; body: any }> {
-  const res = await fetch(url);
+export async function getJson(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+  const res = await fetch(url, { headers });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }

@@ -123,6 +123,14 @@ describe('front door: tenancy', () => {
     expect((await getJson(`${f.url}/health`)).status).toBe(200);
   });
 
+  it('tenancy - two different keys (Authorization and X-API-Key) are a 401, not a silent choice of one; the same key twice is fine', async () => {
+    const both = await getJson(`${f.url}/v1/workflows`, { ...auth(ACME), 'x-api-key': GLOBEX });
+    expect({ status: both.status, message: both.body.message }).toEqual({ status: 401, message: expect.stringMatching(/two different API keys/) });
+    const a2a = await postJson(`${f.url}/a2a`, { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } }, { ...auth(GLOBEX), 'x-api-key': ACME });
+    expect(a2a.status).toBe(401);
+    expect((await getJson(`${f.url}/v1/workflows`, { ...auth(ACME), 'x-api-key': ACME })).status).toBe(200);
+  });
+
   it("tenancy - each request is scoped to its key's tenant; another tenant's workflow is 404", async () => {
     const mine = await postJson(`${f.url}/v1/queries?wait=true`, { query: 'what is a tenant' }, auth(ACME));
     expect(mine.status).toBe(200);

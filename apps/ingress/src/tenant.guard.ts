@@ -85,6 +85,11 @@ export class TenantGuard implements CanActivate {
 export function resolveTenant(keys: ApiKeys, req: Pick<Request, 'header'>): TenantScope {
   if (!keys.enabled) return { tenant: DEFAULT_TENANT, authenticated: false };
   const key = apiKeyOf(req);
+  const other = req.header('x-api-key')?.trim();
+  if (key && other && other !== key) {
+    // Which one was meant is anyone's guess; acting for either tenant silently would be wrong.
+    throw new UnauthorizedException(errorBody(401, 'two different API keys: send one, in Authorization: Bearer <key> or in X-API-Key: <key>'));
+  }
   if (!key) throw new UnauthorizedException(errorBody(401, 'an API key is required: Authorization: Bearer <key> or X-API-Key: <key>'));
   const tenant = keys.tenantOf(key);
   if (!tenant) throw new UnauthorizedException(errorBody(401, 'unknown API key'));
