@@ -132,6 +132,28 @@ describe('A2A', () => {
     expect(body.result.kind).toBe('task');
     expect(body.result.status.state).toBe('completed');
   });
+  it('A2A - a message with no text, or a query Chorus refuses, is a rejected task naming why, and starts no workflow', async () => {
+    const send = async (parts: unknown[]) => {
+      const res = await fetch(`${f.url}/a2a`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts } } }),
+      });
+      return ((await res.json()) as any).result;
+    };
+    const before = await f.chorus.bus.jsm.streams.info(f.config.bus.workflowStream);
+    const noText = await send([{ kind: 'data', data: { query: 'in a data part' } }]);
+    expect({ state: noText.status.state, why: noText.status.message?.parts?.[0]?.text, metadata: noText.metadata }).toEqual({
+      state: 'rejected',
+      why: 'the message has no text part to search for',
+      metadata: undefined,
+    });
+    const tooLong = await send([{ kind: 'text', text: 'x'.repeat(5000) }]);
+    expect({ state: tooLong.status.state, why: tooLong.status.message?.parts?.[0]?.text }).toEqual({ state: 'rejected', why: expect.stringMatching(/^invalid query: .*query/) });
+    const after = await f.chorus.bus.jsm.streams.info(f.config.bus.workflowStream);
+    expect(after.state.messages).toBe(before.state.messages);
+  });
+
   const rpc = async (body: string, headers: Record<string, string> = {}) => {
     const res = await fetch(`${f.url}/a2a`, {
       method: 'POST',

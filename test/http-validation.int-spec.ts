@@ -207,6 +207,20 @@ describe('requests without a body', () => {
   });
 });
 
+describe('a method a route does not take', () => {
+  it('is a 405 naming the methods it takes (Allow header too); a path no route has is still a 404', async () => {
+    const call = async (method: string, path: string) => {
+      const res = await fetch(`${f.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' });
+      return { status: res.status, allow: res.headers.get('allow'), message: ((await res.json()) as any).message };
+    };
+    expect(await call('POST', '/v1/agents')).toEqual({ status: 405, allow: 'GET, HEAD', message: 'POST is not allowed on /v1/agents; it takes GET, HEAD' });
+    expect(await call('DELETE', '/v1/workflows/01a22d8c-c74d-773c-8da3-835b380903bd')).toEqual(expect.objectContaining({ status: 405, allow: 'GET, HEAD' }));
+    expect(await call('PUT', '/v1/queries')).toEqual(expect.objectContaining({ status: 405, allow: 'POST' }));
+    expect(await call('GET', '/v1/workflows/01a22d8c-c74d-773c-8da3-835b380903bd/cancel')).toEqual(expect.objectContaining({ status: 405, allow: 'POST' }));
+    expect((await call('GET', '/v1/nothing-here')).status).toBe(404);
+  });
+});
+
 describe('a deployment that allows long deadlines', () => {
   let g: ChorusFixture;
 

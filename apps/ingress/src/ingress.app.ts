@@ -54,7 +54,7 @@ export async function startIngress(bus: Bus, config: ChorusConfig, parentLog: Lo
   app.use(bodyParserErrors(config.http.bodyLimitBytes));
   app.use(requireObjectBody);
   app.useGlobalPipes(new RequestValidationPipe());
-  app.useGlobalFilters(new HttpErrorFilter(log));
+  app.useGlobalFilters(new HttpErrorFilter(log, routeMethods(app)));
   mountOpenApi(app, config.workflow);
   await app.listen(config.http.port, config.http.host);
   const address = app.getHttpServer().address() as { address: string; port: number };
@@ -70,6 +70,24 @@ export async function startIngress(bus: Bus, config: ChorusConfig, parentLog: Lo
       await clientProxy.stop();
       await app.close();
     },
+  };
+}
+
+/** The methods the app's routes answer on a path, from Express's router (HEAD with GET, as Express serves it). */
+function routeMethods(app: NestExpressApplication): (path: string) => string[] {
+  interface RouteLayer {
+    route?: { methods: Record<string, boolean> };
+    match(path: string): boolean;
+  }
+  const express = app.getHttpAdapter().getInstance() as unknown as { router?: { stack: RouteLayer[] } };
+  return (path) => {
+    const methods = new Set<string>();
+    for (const layer of express.router?.stack ?? []) {
+      if (!layer.route || !layer.match(path)) continue;
+      for (const [method, on] of Object.entries(layer.route.methods)) if (on && method !== '_all') methods.add(method.toUpperCase());
+    }
+    if (methods.has('GET')) methods.add('HEAD');
+    return [...methods].sort();
   };
 }
 

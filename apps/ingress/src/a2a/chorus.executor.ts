@@ -37,20 +37,25 @@ export class ChorusExecutor implements AgentExecutor {
       events.publish(
         AgentEvent.statusUpdate({ taskId, contextId, metadata: undefined, status: { state, timestamp: new Date().toISOString(), message: text ? agentMessage(taskId, contextId, text) : undefined } }),
       );
+    const query = textOf(ctx.userMessage);
+    // Refused before any workflow starts: the task is rejected (not failed), and names no workflow.
+    const refusal = !tenant ? 'no tenant for this request' : !query ? 'the message has no text part to search for' : undefined;
     if (tenant) this.store?.markStarting(taskId, tenant);
     events.publish(
       AgentEvent.task({
         id: taskId,
         contextId,
-        status: { state: TaskState.TASK_STATE_SUBMITTED, timestamp: new Date().toISOString(), message: undefined },
+        status: {
+          state: refusal ? TaskState.TASK_STATE_REJECTED : TaskState.TASK_STATE_SUBMITTED,
+          timestamp: new Date().toISOString(),
+          message: refusal ? agentMessage(taskId, contextId, refusal) : undefined,
+        },
         artifacts: [],
         history: [],
-        metadata: { correlation_id: taskId, status_url: `/v1/workflows/${taskId}` },
+        metadata: refusal ? undefined : { correlation_id: taskId, status_url: `/v1/workflows/${taskId}` },
       }),
     );
-    if (!tenant) return status(TaskState.TASK_STATE_FAILED, 'no tenant for this request');
-    const query = textOf(ctx.userMessage);
-    if (!query) return status(TaskState.TASK_STATE_FAILED, 'the message has no text to search for');
+    if (refusal || !tenant) return;
 
     this.running.set(taskId, tenant);
     try {
@@ -59,7 +64,7 @@ export class ChorusExecutor implements AgentExecutor {
         ({ deadline } = await this.client.submit({ query, tenant_id: tenant }, { correlationId: taskId }));
       } catch (e) {
         if (e instanceof InvalidEnvelopeError) {
-          return status(TaskState.TASK_STATE_FAILED, `invalid query: ${e.errors.map((f) => `${f.field}: ${f.messages.join('; ')}`).join(' | ')}`);
+          return status(TaskState.TASK_STATE_REJECTED, `invalid query: ${e.errors.map((f) => `${f.field}: ${f.messages.join('; ')}`).join(' | ')}`);
         }
         throw e;
       }
