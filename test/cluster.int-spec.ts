@@ -23,6 +23,13 @@ describe('cluster', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  /** What the apps logged at warn level or above (the last lines), to tell why something failed. */
+  const problems = (level = 40) =>
+    deployment.apps
+      .flatMap((a) => a.output().split('\n').filter((l) => Number(/"level":(\d+)/.exec(l)?.[1] ?? 0) >= level).map((l) => `${a.app}#${a.replica} ${l}`))
+      .slice(-30)
+      .join('\n');
+
   const ask = async (n: number) => {
     const results = await Promise.all(Array.from({ length: n }, (_, i) => postJson(`${deployment.url}/v1/queries?wait=true`, { query: `how does the hub keep its ledger ${i}`, deadline_ms: 30_000 })));
     // A failed request shows its HTTP status and error, not just `undefined`.
@@ -37,11 +44,7 @@ describe('cluster', () => {
   it('cluster - losing one NATS node, queries still complete', async () => {
     await cluster.nodes[2].stop('SIGKILL');
     const statuses = await ask(20);
-    if (statuses.some((s) => s !== 'completed')) {
-      // What the apps logged at error level, to tell why.
-      const errors = deployment.apps.flatMap((a) => a.output().split('\n').filter((l) => /"level":(50|60)/.test(l)).map((l) => `${a.app}#${a.replica} ${l}`));
-      console.error(errors.slice(-20).join('\n'));
-    }
+    if (statuses.some((s) => s !== 'completed')) console.error(problems(50));
     expect(statuses).toEqual(Array(20).fill('completed'));
   }, 120_000);
 
@@ -49,6 +52,8 @@ describe('cluster', () => {
     await cluster.nodes[2].stop('SIGKILL'); // (lost already when the test before it ran)
     const ids = (await Promise.all(Array.from({ length: 10 }, (_, i) => postJson(`${deployment.url}/v1/queries?wait=true`, { query: `what does the hub keep ${i}`, deadline_ms: 30_000 })))).map((r) => r.body.correlation_id as string);
     const reads = await Promise.all(ids.flatMap((id) => [getJson(`${deployment.url}/v1/workflows/${id}`), getJson(`${deployment.url}/v1/workflows/${id}/history`)]));
-    expect(reads.map((r) => r.status)).toEqual(Array(20).fill(200));
+    // A failed read shows its status and error, not just its status, and what the apps logged.
+    if (reads.some((r) => r.status !== 200)) console.error(problems());
+    expect(reads.map((r) => (r.status === 200 ? 200 : `HTTP ${r.status}: ${JSON.stringify(r.body)}`))).toEqual(Array(20).fill(200));
   }, 120_000);
 });

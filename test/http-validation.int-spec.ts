@@ -218,6 +218,11 @@ describe('a method a route does not take', () => {
     expect(await call('PUT', '/v1/queries')).toEqual(expect.objectContaining({ status: 405, allow: 'POST' }));
     expect(await call('GET', '/v1/workflows/01a22d8c-c74d-773c-8da3-835b380903bd/cancel')).toEqual(expect.objectContaining({ status: 405, allow: 'POST' }));
     expect((await call('GET', '/v1/nothing-here')).status).toBe(404);
+    // Whatever the body: the method is wrong before the body is looked at.
+    const text = await fetch(`${f.url}/v1/agents`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
+    expect({ status: text.status, allow: text.headers.get('allow') }).toEqual({ status: 405, allow: 'GET, HEAD' });
+    const options = await fetch(`${f.url}/v1/queries`, { method: 'OPTIONS' });
+    expect({ status: options.status, allow: options.headers.get('allow') }).toEqual({ status: 204, allow: 'POST, OPTIONS' });
   });
 });
 

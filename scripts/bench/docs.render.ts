@@ -142,7 +142,7 @@ function renderEnvelopes(out: string[], r: BenchResults): void {
     '',
   );
   out.push(
-    '"contract B" is the same envelope with only the fields DESIGN.md\'s envelope contract names (everything above but the traceparent): ' +
+    '"contract B" is the same envelope with only the fields of the envelope contract ([protocol.md](protocol.md); everything above but the traceparent): ' +
       'their names, three UUIDv7 ids and two ISO 8601 timestamps alone take more than the 300-byte target. Meeting it would take ' +
       'another wire form of the envelope (shorter keys, binary ids, epoch timestamps, or ids in headers only), a change to a public contract ' +
       'that every consumer parses, not an optimisation inside Chorus; the traceparent is what Chorus adds beyond the contract.',

@@ -107,10 +107,11 @@ export interface EnvelopeOverhead {
   /** The same payload wrapped by createEnvelope / deriveEnvelope, minus the payload. */
   factoryOverheadBytes: number;
   /**
-   * The same envelope with only the fields DESIGN.md's contract names (no traceparent), minus the
-   * payload: the least any envelope with those names, ids and timestamps can add.
+   * The same envelope with only the fields of the envelope contract (docs/protocol.md; no
+   * traceparent), minus the payload: the least any envelope with those names, ids and timestamps
+   * can add. Absent from results saved before it was measured.
    */
-  contractOverheadBytes: number;
+  contractOverheadBytes?: number;
   headerBytes: number;
   subjectBytes: number;
   /** Median microseconds of `parseEnvelope` on these bytes (with the subject check), as every consumer does. */
@@ -119,7 +120,7 @@ export interface EnvelopeOverhead {
 
 const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
 
-/** The envelope's fields as DESIGN.md specifies them (a public contract). */
+/** The envelope's fields as its public contract (docs/protocol.md) names them. */
 const CONTRACT_FIELDS = [
   'message_id',
   'correlation_id',

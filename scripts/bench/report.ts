@@ -145,7 +145,7 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
   const env = results.envelopes;
   if (env && env.length > 0) {
     const worst = env.reduce((a, b) => (b.overheadBytes > a.overheadBytes ? b : a));
-    const contract = worst.contractOverheadBytes === undefined ? '' : `; DESIGN.md's envelope fields alone: ${worst.contractOverheadBytes} B`;
+    const contract = worst.contractOverheadBytes === undefined ? '' : `; the envelope contract's own fields (docs/protocol.md) alone: ${worst.contractOverheadBytes} B`;
     checks.push({ target: 'envelope ≤ 300 bytes beyond its payload', measured: `largest: ${worst.overheadBytes} B (${worst.messageType} from ${worst.agent})${contract}`, met: worst.overheadBytes <= 300 });
   } else checks.push({ target: 'envelope ≤ 300 bytes beyond its payload', measured: 'not measured', met: null });
   return checks;

@@ -4,7 +4,6 @@ import {
   Catch,
   HttpException,
   HttpStatus,
-  NotFoundException,
   type ExceptionFilter,
   type ValidationError,
 } from '@nestjs/common';
@@ -73,22 +72,13 @@ const HUB_NOT_FOUND = 'WORKFLOW_NOT_FOUND';
  */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
-  /** `allowedMethods`: the methods the API's routes answer on a path (none when no route matches it). */
-  constructor(
-    private readonly log: Logger,
-    private readonly allowedMethods: (path: string) => string[] = () => [],
-  ) {}
+  constructor(private readonly log: Logger) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
     const req = host.switchToHttp().getRequest<Request>();
     let body: HttpErrorBody;
-    const allowed = exception instanceof NotFoundException && exception.message.startsWith('Cannot ') ? this.allowedMethods(req.path) : [];
-    if (allowed.length > 0) {
-      // No route for this method, but one for others: the path is right, the method is not.
-      res.setHeader('Allow', allowed.join(', '));
-      body = errorBody(405, `${req.method} is not allowed on ${req.path}; it takes ${allowed.join(', ')}`);
-    } else if (exception instanceof HttpException) {
+    if (exception instanceof HttpException) {
       const r = exception.getResponse();
       body = typeof r === 'object' && r !== null && 'statusCode' in r ? (r as HttpErrorBody) : errorBody(exception.getStatus(), exception.message);
       if (!('error' in body) || !body.error) body = { ...body, error: reason(body.statusCode) };

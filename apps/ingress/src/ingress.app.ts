@@ -13,6 +13,7 @@ import { dashboardDir, mountDashboard } from './dashboard.static';
 import { ApiKeys } from './tenant.guard';
 import { HttpErrorFilter } from './http.errors';
 import { IngressModule } from './ingress.module';
+import { methodNotAllowed, routeMethods } from './method-not-allowed';
 import { mountOpenApi } from './openapi';
 import { RequestValidationPipe } from './request-validation.pipe';
 
@@ -49,12 +50,14 @@ export async function startIngress(bus: Bus, config: ChorusConfig, parentLog: Lo
   let url = config.publicUrl ?? '';
   mountA2A(app, { bus, client, keys: new ApiKeys(config.http.apiKeys), log, publicUrl: () => url, watchGraceMs: config.workflow.watchGraceMs });
   if (!mountDashboard(app, config.root)) log.warn({ dir: dashboardDir(config.root) }, 'dashboard files not found; GET / will be 404');
+  // Before the body is read: a wrong method is a 405 whatever its body.
+  app.use(methodNotAllowed(routeMethods(app)));
   app.use(requireJson);
   app.useBodyParser('json', { limit: config.http.bodyLimitBytes });
   app.use(bodyParserErrors(config.http.bodyLimitBytes));
   app.use(requireObjectBody);
   app.useGlobalPipes(new RequestValidationPipe());
-  app.useGlobalFilters(new HttpErrorFilter(log, routeMethods(app)));
+  app.useGlobalFilters(new HttpErrorFilter(log));
   mountOpenApi(app, config.workflow);
   await app.listen(config.http.port, config.http.host);
   const address = app.getHttpServer().address() as { address: string; port: number };
@@ -70,24 +73,6 @@ export async function startIngress(bus: Bus, config: ChorusConfig, parentLog: Lo
       await clientProxy.stop();
       await app.close();
     },
-  };
-}
-
-/** The methods the app's routes answer on a path, from Express's router (HEAD with GET, as Express serves it). */
-function routeMethods(app: NestExpressApplication): (path: string) => string[] {
-  interface RouteLayer {
-    route?: { methods: Record<string, boolean> };
-    match(path: string): boolean;
-  }
-  const express = app.getHttpAdapter().getInstance() as unknown as { router?: { stack: RouteLayer[] } };
-  return (path) => {
-    const methods = new Set<string>();
-    for (const layer of express.router?.stack ?? []) {
-      if (!layer.route || !layer.match(path)) continue;
-      for (const [method, on] of Object.entries(layer.route.methods)) if (on && method !== '_all') methods.add(method.toUpperCase());
-    }
-    if (methods.has('GET')) methods.add('HEAD');
-    return [...methods].sort();
   };
 }
 

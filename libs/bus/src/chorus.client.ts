@@ -268,6 +268,11 @@ export class ChorusClient {
     await this.bus.publish(command, { part: 'cancel' });
   }
 
+  /** Throws the InvalidEnvelopeError `submit` would, naming every invalid field; publishes nothing. */
+  checkQuery(request: SubmitQuery, options: SubmitOptions = {}): void {
+    this.createQueryEnvelope(request, options);
+  }
+
   private createQueryEnvelope(request: SubmitQuery, options: SubmitOptions): Envelope<'query'> {
     const payload: QueryPayload = {
       query: request.query,

@@ -1,8 +1,7 @@
 import { Svcm, type ServiceClient, type ServiceInfo, type ServiceStats } from '@nats-io/services';
 import type { Logger } from '@chorus/observability';
-import { NoRespondersError } from './bus.errors';
 import type { Bus } from './nats.bus';
-import { toRequestError } from './request-reply';
+import { isNoResponders } from './request-reply';
 import { pingInstance } from './srv.ping';
 
 /** Metadata every Chorus profile service carries, so discovery ignores other NATS services. */
@@ -58,6 +57,8 @@ export class ProfileRegistry {
   private entries = new Map<string, ProfileEntry>();
   /** Instance id → refreshes in a row it missed and did not answer its ping either. */
   private readonly silent = new Map<string, number>();
+  /** Profile name → when a request to it last found no responders. */
+  private readonly removedAt = new Map<string, number>();
   private timer?: NodeJS.Timeout;
   private refreshing?: Promise<void>;
   private readonly client: ServiceClient;
@@ -68,8 +69,7 @@ export class ProfileRegistry {
     private readonly options: ProfileRegistryOptions,
     private readonly log: Logger,
   ) {
-    // Stop collecting once replies stall; a loaded machine can be slow, so a profile missing from
-    // one refresh is kept until it misses a second (or a request finds no responders).
+    // Stop collecting once replies stall: an instance that misses the cut-off is pinged on its own.
     this.client = new Svcm(bus.nc).client({ strategy: 'stall', stall: 100, maxWait: options.collectMs });
   }
 
@@ -129,6 +129,7 @@ export class ProfileRegistry {
 
   /** A request found nobody serving the profile: forget it until it shows up again. */
   markUnavailable(name: string): void {
+    this.removedAt.set(name, Date.now());
     for (const i of this.entries.get(name)?.instances ?? []) this.silent.delete(i.id);
     if (this.entries.delete(name)) this.log.warn({ profile: name }, 'profile has no responders; removed from the registry');
   }
@@ -155,6 +156,7 @@ export class ProfileRegistry {
   }
 
   private async collect(): Promise<void> {
+    const startedAt = Date.now();
     const found = new Map<string, ProfileEntry>();
     const keep = (entry: ProfileEntry, instance: ProfileInstance) => {
       const kept = found.get(entry.name) ?? { ...entry, instances: [] };
@@ -168,12 +170,11 @@ export class ProfileRegistry {
       }
     } catch (e) {
       // No responders: not one service runs (the last profile died), an empty round, not a failure.
-      if (!(toRequestError(e, '$SRV.INFO', 0) instanceof NoRespondersError)) {
+      if (!isNoResponders(e)) {
         if (!this.closed) this.log.warn({ err: e }, 'profile discovery failed; keeping the last view');
         return;
       }
     }
-    const before = this.available().join(',');
     const missing = [...this.entries.values()].flatMap((entry) =>
       entry.instances.filter((i) => !found.get(entry.name)?.instances.some((f) => f.id === i.id)).map((instance) => ({ entry, instance })),
     );
@@ -193,6 +194,13 @@ export class ProfileRegistry {
     // Announced while this refresh ran: confirmed by the next one.
     const asked = new Set(missing.map((m) => m.instance.id));
     for (const entry of this.entries.values()) for (const i of entry.instances) if (!asked.has(i.id)) keep(entry, i);
+    // A request found no responders while this refresh ran: what the refresh saw before is older.
+    // The next refresh brings the profile back if it does run.
+    for (const [name, at] of this.removedAt) {
+      if (at >= startedAt) found.delete(name);
+      else this.removedAt.delete(name);
+    }
+    const before = this.available().join(',');
     this.entries = found;
     const after = this.available().join(',');
     if (before !== after) this.log.info({ profiles: this.snapshot().map((e) => `${e.name}×${e.instances.length}`) }, 'profiles changed');

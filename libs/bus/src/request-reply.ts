@@ -114,9 +114,15 @@ export async function requestReply<T>(bus: Bus, subject: string, body: unknown, 
 }
 
 /** Maps the client's request errors onto Chorus errors (both are retryable). */
-export function toRequestError(e: unknown, subject: string, timeoutMs: number): Error {
+/** True when NATS answered a request with "no responders": nobody subscribes to its subject. */
+export function isNoResponders(e: unknown): boolean {
   const cause = e instanceof RequestError && e.cause ? e.cause : e;
-  if (cause instanceof NatsNoResponders || (e instanceof RequestError && e.isNoResponders())) return new NoRespondersError(subject);
+  return cause instanceof NatsNoResponders || (e instanceof RequestError && e.isNoResponders());
+}
+
+export function toRequestError(e: unknown, subject: string, timeoutMs: number): Error {
+  if (isNoResponders(e)) return new NoRespondersError(subject);
+  const cause = e instanceof RequestError && e.cause ? e.cause : e;
   if (cause instanceof NatsTimeout) return new RequestTimeoutError(subject, timeoutMs);
   return e as Error;
 }

@@ -1,9 +1,8 @@
 import { Svcm, type ServiceInfo, type ServiceStats } from '@nats-io/services';
 import type { Logger } from '@chorus/observability';
-import { NoRespondersError } from './bus.errors';
 import type { Bus } from './nats.bus';
 import { PROFILE_METADATA_KEY } from './profile.registry';
-import { toRequestError } from './request-reply';
+import { isNoResponders } from './request-reply';
 import { pingInstance } from './srv.ping';
 
 /** Metadata of the NATS service every agent process registers, so it can be discovered and pinged. */
@@ -122,7 +121,7 @@ async function collect<T>(iterator: Promise<AsyncIterable<T>>): Promise<T[]> {
   try {
     for await (const item of await iterator) out.push(item);
   } catch (e) {
-    if (toRequestError(e, '$SRV', 0) instanceof NoRespondersError) return out;
+    if (isNoResponders(e)) return out;
     throw e;
   }
   return out;

@@ -1,6 +1,5 @@
-import { NoRespondersError } from './bus.errors';
 import type { Bus } from './nats.bus';
-import { toRequestError } from './request-reply';
+import { isNoResponders } from './request-reply';
 
 /** `alive`: it answered; `gone`: nobody serves its subject any more (NATS says so at once); `silent`: no answer in time. */
 export type PingOutcome = 'alive' | 'gone' | 'silent';
@@ -17,6 +16,6 @@ export async function pingInstance(bus: Bus, service: string, id: string, timeou
     await bus.nc.request(subject, undefined, { timeout: timeoutMs });
     return 'alive';
   } catch (e) {
-    return toRequestError(e, subject, timeoutMs) instanceof NoRespondersError ? 'gone' : 'silent';
+    return isNoResponders(e) ? 'gone' : 'silent';
   }
 }

@@ -11,7 +11,8 @@ import type { ChorusTaskStore } from './chorus.task-store';
  * Runs each A2A task as one Chorus workflow (the task id is the correlation id): a Task, a
  * `working` status update for every step as the agents publish it, the answer and the ranked
  * results as artifacts, then exactly one terminal status — completed, failed (a failure or a
- * timeout, with the reason) or canceled. If the hub (down or cut off) has not confirmed an end
+ * timeout, with the reason) or canceled. A message Chorus cannot run (no text, a query the envelope
+ * refuses) is a rejected task that names why and starts no workflow. If the hub (down or cut off) has not confirmed an end
  * CHORUS_WATCH_GRACE_MS after the workflow's deadline (a minute by default), the task is left
  * `working` with that reason as its last message, rather than waited on for ever or given an
  * outcome nobody knows; `tasks/get` reads the ledger again later.
@@ -39,7 +40,15 @@ export class ChorusExecutor implements AgentExecutor {
       );
     const query = textOf(ctx.userMessage);
     // Refused before any workflow starts: the task is rejected (not failed), and names no workflow.
-    const refusal = !tenant ? 'no tenant for this request' : !query ? 'the message has no text part to search for' : undefined;
+    let refusal = !tenant ? 'no tenant for this request' : !query ? 'the message has no text part to search for' : undefined;
+    if (!refusal && tenant) {
+      try {
+        this.client.checkQuery({ query, tenant_id: tenant }, { correlationId: taskId });
+      } catch (e) {
+        if (!(e instanceof InvalidEnvelopeError)) throw e;
+        refusal = invalidQuery(e);
+      }
+    }
     if (tenant) this.store?.markStarting(taskId, tenant);
     events.publish(
       AgentEvent.task({
@@ -64,7 +73,7 @@ export class ChorusExecutor implements AgentExecutor {
         ({ deadline } = await this.client.submit({ query, tenant_id: tenant }, { correlationId: taskId }));
       } catch (e) {
         if (e instanceof InvalidEnvelopeError) {
-          return status(TaskState.TASK_STATE_REJECTED, `invalid query: ${e.errors.map((f) => `${f.field}: ${f.messages.join('; ')}`).join(' | ')}`);
+          return status(TaskState.TASK_STATE_REJECTED, invalidQuery(e));
         }
         throw e;
       }
@@ -114,4 +123,8 @@ export class ChorusExecutor implements AgentExecutor {
       this.log.info({ correlation_id: taskId }, 'A2A task cancel requested');
     }
   }
+}
+
+function invalidQuery(e: InvalidEnvelopeError): string {
+  return `invalid query: ${e.errors.map((f) => `${f.field}: ${f.messages.join('; ')}`).join(' | ')}`;
 }
