@@ -19,7 +19,10 @@ import { BadHubRequestError, badField, WorkflowNotFoundError } from './hub.error
 import { LEDGER_EVENTS, type HubService } from './hub.service';
 import type { LedgerStore } from './ledger.store';
 
-/** How many times a history read that found fewer envelopes than the ledger's steps is read again (0.1 s, doubling: 3 s in all). */
+/**
+ * How many times a history read that found fewer envelopes than the ledger's steps is read again
+ * (0.1 s, doubling: 3 s in all), as long as half the deployment's request timeout allows.
+ */
 const HISTORY_REREADS = 5;
 /** Re-reads are for a replica catching up after a failover, so only for workflows updated this recently. */
 const HISTORY_REREAD_WITHIN_MS = 10 * 60_000;
@@ -81,6 +84,8 @@ export class HubQueries {
   }
 
   async history(raw: unknown): Promise<HistoryReply> {
+    // Re-reads end in time for the answer to reach a caller that waits the deployment's request timeout.
+    const rereadUntil = Date.now() + this.bus.options.requestTimeoutMs / 2;
     const record = await this.record(raw);
     // Start a minute before the workflow began, so clock skew between publishers loses nothing.
     const since = new Date(Date.parse(record.started_at) - 60_000);
@@ -92,7 +97,9 @@ export class HubQueries {
     // Only for a workflow touched lately: an old one's envelopes may simply have left the stream.
     const recent = Date.now() - Date.parse(record.updated_at) < HISTORY_REREAD_WITHIN_MS;
     for (let attempt = 0; recent && entries.length < record.steps.length && attempt < HISTORY_REREADS; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
+      const wait = 100 * 2 ** attempt;
+      if (Date.now() + wait > rereadUntil) break;
+      await new Promise((resolve) => setTimeout(resolve, wait));
       entries = await read();
     }
     if (recent && entries.length < record.steps.length) {
