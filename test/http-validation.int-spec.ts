@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { postJson, startChorusFixture, type ChorusFixture } from './chorus.fixture';
+import { getJson, postJson, startChorusFixture, type ChorusFixture } from './chorus.fixture';
 
 /** A POST with no body at all: no Content-Length, no Transfer-Encoding (as `curl -XPOST url` sends it). */
 function postWithoutBody(url: string): Promise<{ status: number; body: any }> {
@@ -76,6 +76,18 @@ describe('POST /v1/queries - bad bodies', () => {
     const array = await postJson(`${f.url}/v1/queries`, '[1, 2]');
     expect(array.status).toBe(400);
     expect(array.body.errors).toContainEqual({ field: '$', messages: ['body must be a JSON object'] });
+    // Valid JSON, but not an object: not called invalid JSON.
+    for (const body of ['null', '"text"', '42']) {
+      const r = await postJson(`${f.url}/v1/queries`, body);
+      expect({ body, status: r.status, message: r.body.message, errors: r.body.errors }).toEqual({
+        body,
+        status: 400,
+        message: 'invalid request body',
+        errors: [{ field: '$', messages: ['body must be a JSON object'] }],
+      });
+    }
+    const twice = await postJson(`${f.url}/v1/queries`, { query: 'x', profiles: ['bm25', 'bm25'] });
+    expect(twice.body.errors).toEqual([{ field: 'profiles', messages: ['profiles must not name a profile twice'] }]);
   });
 
   it('POST /v1/queries - 415 for a body that is not JSON', async () => {
@@ -204,6 +216,26 @@ describe('requests without a body', () => {
     // A query with no body is a 400 naming query, not a 415.
     const query = await postWithoutBody(`${f.url}/v1/queries`);
     expect({ status: query.status, fields: fieldsOf(query.body) }).toEqual({ status: 400, fields: ['query'] });
+  });
+});
+
+describe('unknown query parameters on the reads', () => {
+  it('are a 400 naming them (a misspelt tenant_id does not quietly read across tenants), with the id and tenant_id errors in the same 400', async () => {
+    const id = '01a22d8c-c74d-773c-8da3-835b380903bd';
+    for (const path of [`/v1/workflows/${id}`, `/v1/workflows/${id}/history`, `/v1/workflows/${id}/events`, '/v1/stats']) {
+      const r = await getJson(`${f.url}${path}?tennant_id=acme`);
+      expect({ path, status: r.status, message: r.body.message, fields: fieldsOf(r.body) }).toEqual({ path, status: 400, message: 'invalid query string', fields: ['tennant_id'] });
+      expect(r.body.errors[0].messages[0]).toBe('unknown query parameter tennant_id: this route takes tenant_id');
+    }
+    const agents = await getJson(`${f.url}/v1/agents?verbose=1`);
+    expect({ status: agents.status, errors: agents.body.errors }).toEqual({ status: 400, errors: [{ field: 'verbose', messages: ['unknown query parameter verbose: this route takes none'] }] });
+    const cancel = await postJson(`${f.url}/v1/workflows/${id}/cancel?force=1`, {});
+    expect({ status: cancel.status, fields: fieldsOf(cancel.body) }).toEqual({ status: 400, fields: ['force'] });
+    const all = await getJson(`${f.url}/v1/workflows/not%20an%20id?tenant_id=Bad&x=1`);
+    expect({ status: all.status, message: all.body.message, fields: fieldsOf(all.body) }).toEqual({ status: 400, message: 'invalid request', fields: ['id', 'tenant_id', 'x'] });
+    // The parameters they do take still work.
+    expect((await getJson(`${f.url}/v1/workflows/${id}?tenant_id=acme`)).status).toBe(404);
+    expect((await getJson(`${f.url}/v1/stats?tenant_id=acme`)).status).toBe(200);
   });
 });
 

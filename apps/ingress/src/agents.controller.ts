@@ -1,6 +1,7 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Bus, ChorusClient, ServiceDirectory } from '@chorus/bus';
+import { QueryParams } from './query-params.guard';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
 
 interface AgentWindow {
@@ -56,6 +57,7 @@ export class AgentsController {
    * consumers (backlog, in flight) and its step statistics from the hub (count, error rate, p50/p99).
    */
   @Get()
+  @QueryParams()
   @ApiOperation({ summary: 'Agents and profiles: instances, health, backlog, latency' })
   async agents(): Promise<AgentsReply> {
     const [services, consumers, stats] = await Promise.all([

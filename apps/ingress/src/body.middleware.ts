@@ -19,6 +19,9 @@ export function bodyParserErrors(limitBytes: number) {
   return (err: Error & { type?: string; status?: number }, _req: Request, res: Response, next: NextFunction): void => {
     if (err.type === 'entity.too.large') {
       res.status(413).json(errorBody(413, `the request body is larger than ${limitBytes} bytes`, [{ field: '$', messages: [`body must be at most ${limitBytes} bytes`] }]));
+    } else if (err.type === 'entity.parse.failed' && isJson((err as { body?: unknown }).body)) {
+      // Valid JSON the parser refuses in strict mode: `null`, `"text"`, `42`.
+      res.status(400).json(errorBody(400, 'invalid request body', [{ field: '$', messages: ['body must be a JSON object'] }]));
     } else if (err.type === 'entity.parse.failed') {
       res.status(400).json(errorBody(400, 'the request body is not valid JSON', [{ field: '$', messages: [err.message] }]));
     } else if (err.status && err.status >= 400 && err.status < 500) {
@@ -27,6 +30,16 @@ export function bodyParserErrors(limitBytes: number) {
       next(err);
     }
   };
+}
+
+function isJson(text: unknown): boolean {
+  if (typeof text !== 'string') return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A body that parsed but is not an object (`[]`, `"text"`, `42`). */

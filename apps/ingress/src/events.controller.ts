@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import { Bus, ChorusClient, readWorkflowHistory, watchWorkflow } from '@chorus/bus';
 import type { Envelope } from '@chorus/envelope';
 import { checkIds, errorBody } from './http.errors';
+import { QueryParams } from './query-params.guard';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
 import { Tenant, lookupTenant, scopedTenant, type TenantScope } from './tenant.guard';
 
@@ -46,6 +47,7 @@ export class EventsController {
    * one after the terminal event gets 204 (an EventSource then stops reconnecting).
    */
   @Get(':id/events')
+  @QueryParams('tenant_id')
   @ApiOperation({
     summary: 'Server-sent events: `step`s and `status` changes as they happen, then one `terminal` event (or, if the hub never confirms the end, one `unconfirmed` event)',
   })

@@ -36,12 +36,18 @@ export class InvalidRequestException extends BadRequestException {
 
 /** A 400 naming `id` and `tenant_id` when they are not a correlation id and a tenant id. */
 export function checkIds(id: string, tenant: unknown): void {
+  const errors = idErrors(id, tenant);
+  if (errors.length > 0) throw new InvalidRequestException(errors, 'invalid request');
+}
+
+/** What {@link checkIds} would name. */
+export function idErrors(id: string, tenant: unknown): FieldError[] {
   const errors: FieldError[] = [];
   if (!CORRELATION_ID_PATTERN.test(id)) errors.push({ field: 'id', messages: ['id must match [A-Za-z0-9_-]{1,128}'] });
   if (tenant !== undefined && (typeof tenant !== 'string' || !TENANT_ID_PATTERN.test(tenant))) {
     errors.push({ field: 'tenant_id', messages: ['tenant_id must match [a-z0-9][a-z0-9_-]{0,62}'] });
   }
-  if (errors.length > 0) throw new InvalidRequestException(errors, 'invalid request');
+  return errors;
 }
 
 /** ValidationPipe's exceptionFactory: class-validator's tree becomes one entry per field. */

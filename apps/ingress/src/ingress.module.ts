@@ -7,6 +7,7 @@ import { HealthController } from './health.controller';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
 import { QueriesController } from './queries.controller';
 import { StatsController } from './stats.controller';
+import { QueryParamsGuard } from './query-params.guard';
 import { ApiKeys, TenantGuard } from './tenant.guard';
 import { WorkflowsController } from './workflows.controller';
 
@@ -22,6 +23,7 @@ export class IngressModule {
         { provide: INGRESS_OPTIONS, useValue: options },
         { provide: ApiKeys, useValue: new ApiKeys(options.apiKeys) },
         { provide: APP_GUARD, useClass: TenantGuard },
+        { provide: APP_GUARD, useClass: QueryParamsGuard },
       ],
     };
   }

@@ -1,6 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ChorusClient } from '@chorus/bus';
+import { QueryParams } from './query-params.guard';
 import { TENANT_ID_PATTERN } from '@chorus/envelope';
 import { InvalidRequestException } from './http.errors';
 import { Tenant, scopedTenant, type TenantScope } from './tenant.guard';
@@ -12,6 +13,7 @@ export class StatsController {
 
   /** Totals (active, completed, failed, timed out, cancelled, duplicates, dead letters) and per-agent statistics. */
   @Get()
+  @QueryParams('tenant_id')
   @ApiOperation({ summary: 'Totals and per-agent statistics' })
   stats(@Query('tenant_id') tenantId: string | undefined, @Tenant() scope: TenantScope): Promise<unknown> {
     if (tenantId !== undefined && !TENANT_ID_PATTERN.test(tenantId)) {

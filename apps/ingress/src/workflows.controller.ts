@@ -6,6 +6,7 @@ import { isTerminalStatus, type HistoryReply, type ListReply, type WorkflowView 
 import { CancelWorkflowDto, ListWorkflowsDto } from './list-workflows.dto';
 import { Tenant, lookupTenant, scopedTenant, type TenantScope } from './tenant.guard';
 import { checkIds, errorBody } from './http.errors';
+import { QueryParams } from './query-params.guard';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
 
 @ApiTags('workflows')
@@ -39,6 +40,7 @@ export class WorkflowsController {
   }
 
   @Get(':id')
+  @QueryParams('tenant_id')
   @ApiOperation({ summary: 'A workflow: status, steps, agents, errors, duplicates dropped, result' })
   @ApiResponse({ status: 404, description: "Unknown, expired, or another tenant's" })
   @ApiResponse({ status: 503, description: 'Accepted, but the hub has not recorded it yet (or is not answering): retry' })
@@ -56,6 +58,7 @@ export class WorkflowsController {
   }
 
   @Get(':id/history')
+  @QueryParams('tenant_id')
   @ApiOperation({ summary: "The workflow's envelopes in stream order (its audit trail)" })
   async history(
     @Param('id') id: string,
@@ -74,6 +77,7 @@ export class WorkflowsController {
 
   /** Cancels a workflow that has not finished: 202, then the hub records it as cancelled. */
   @Post(':id/cancel')
+  @QueryParams('tenant_id')
   @HttpCode(202)
   @ApiOperation({ summary: 'Cancel a workflow that has not finished' })
   @ApiResponse({ status: 409, description: 'Already finished' })

@@ -33,7 +33,7 @@ export class QueryPayload {
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(8)
-  @ArrayUnique()
+  @ArrayUnique({ message: 'profiles must not name a profile twice' })
   @IsString({ each: true })
   @Matches(PROFILE_NAME_PATTERN, { each: true, message: 'each profile must match [a-z][a-z0-9_-]{0,31}' })
   profiles?: string[] | null;
