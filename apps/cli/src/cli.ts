@@ -121,7 +121,7 @@ async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus,
       }
       const { submitted, workflow } = await client.submitAndWait(request, options);
       if (!workflow) {
-        io.stderr(`chorus: the hub has no record of ${submitted.correlation_id} yet; ask again with: chorus status ${submitted.correlation_id}`);
+        io.stderr(`chorus: ${submitted.correlation_id} was accepted, but the hub has not confirmed how it ended (it is not answering); ask again with: chorus status ${submitted.correlation_id}`);
         return ExitCodes.Unreachable;
       }
       print(workflow, () => renderWorkflow(workflow));
