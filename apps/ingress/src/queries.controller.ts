@@ -5,6 +5,7 @@ import { ChorusClient } from '@chorus/bus';
 import { isTerminalStatus, type FieldError, type WorkflowView } from '@chorus/envelope';
 import { errorBody, InvalidRequestException } from './http.errors';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
+import { unknownQueryParams } from './query-params.guard';
 import { RequestValidationPipe } from './request-validation.pipe';
 import { SubmitQueryDto } from './submit-query.dto';
 import { Tenant, scopedTenant, type TenantScope } from './tenant.guard';
@@ -106,10 +107,8 @@ export class QueriesController {
       else parts.push({ where: 'invalid request body', errors: [error] });
     }
     const waitForResult = parseWait(wait);
-    const queryErrors: FieldError[] = queryKeys
-      .filter((k) => k !== 'wait')
-      // A misspelt `wait` must not quietly answer 202 instead of waiting.
-      .map((k) => ({ field: k, messages: [`unknown query parameter ${k}: the only one is wait (everything else goes in the JSON body)`] }));
+    // A misspelt `wait` must not quietly answer 202 instead of waiting.
+    const queryErrors = unknownQueryParams(queryKeys, ['wait'], ' (everything else goes in the JSON body)');
     if (waitForResult === undefined) queryErrors.unshift({ field: 'wait', messages: ['wait must be true or false'] });
     if (queryErrors.length > 0) parts.push({ where: 'invalid query string', errors: queryErrors });
     if (idempotencyKey !== undefined && !/^[\x21-\x7e]{1,256}$/.test(idempotencyKey)) {

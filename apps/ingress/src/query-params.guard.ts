@@ -1,6 +1,7 @@
 import { Injectable, SetMetadata, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
+import type { FieldError } from '@chorus/envelope';
 import { idErrors, InvalidRequestException } from './http.errors';
 
 const QUERY_PARAMS = 'chorus:query-params';
@@ -11,6 +12,12 @@ const QUERY_PARAMS = 'chorus:query-params';
  */
 export const QueryParams = (...names: string[]) => SetMetadata(QUERY_PARAMS, names);
 
+/** One error for each query-string parameter that is not `allowed`. */
+export function unknownQueryParams(names: readonly string[], allowed: readonly string[], hint = ''): FieldError[] {
+  const takes = allowed.length > 0 ? `this route takes ${allowed.join(', ')}` : 'this route takes none';
+  return names.filter((k) => !allowed.includes(k)).map((k) => ({ field: k, messages: [`unknown query parameter ${k}: ${takes}${hint}`] }));
+}
+
 /** Enforces {@link QueryParams} on the routes that declare it. */
 @Injectable()
 export class QueryParamsGuard implements CanActivate {
@@ -20,10 +27,8 @@ export class QueryParamsGuard implements CanActivate {
     const allowed = this.reflector.get<string[] | undefined>(QUERY_PARAMS, context.getHandler());
     if (!allowed) return true;
     const req = context.switchToHttp().getRequest<Request>();
-    const unknown = Object.keys(req.query ?? {}).filter((k) => !allowed.includes(k));
-    if (unknown.length === 0) return true;
-    const takes = allowed.length > 0 ? `this route takes ${allowed.join(', ')}` : 'this route takes none';
-    const errors = unknown.map((k) => ({ field: k, messages: [`unknown query parameter ${k}: ${takes}`] }));
+    const errors = unknownQueryParams(Object.keys(req.query ?? {}), allowed);
+    if (errors.length === 0) return true;
     // One 400 for the whole request: a workflow route's id and tenant_id are named with the rest.
     const ids = typeof req.params?.id === 'string' ? idErrors(req.params.id, req.query.tenant_id) : [];
     throw new InvalidRequestException([...ids, ...errors], ids.length > 0 ? 'invalid request' : 'invalid query string');

@@ -1,9 +1,9 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ChorusClient } from '@chorus/bus';
-import { QueryParams } from './query-params.guard';
 import { TENANT_ID_PATTERN } from '@chorus/envelope';
 import { InvalidRequestException } from './http.errors';
+import { QueryParams } from './query-params.guard';
 import { Tenant, scopedTenant, type TenantScope } from './tenant.guard';
 
 @ApiTags('operations')

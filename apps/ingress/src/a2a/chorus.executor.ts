@@ -12,10 +12,10 @@ import type { ChorusTaskStore } from './chorus.task-store';
  * `working` status update for every step as the agents publish it, the answer and the ranked
  * results as artifacts, then exactly one terminal status — completed, failed (a failure or a
  * timeout, with the reason) or canceled. A message Chorus cannot run (no text, a query the envelope
- * refuses) is a rejected task that names why and starts no workflow. If the hub (down or cut off) has not confirmed an end
- * CHORUS_WATCH_GRACE_MS after the workflow's deadline (a minute by default), the task is left
- * `working` with that reason as its last message, rather than waited on for ever or given an
- * outcome nobody knows; `tasks/get` reads the ledger again later.
+ * refuses) is a rejected task that names why and starts no workflow. If the hub (down or cut off)
+ * has not confirmed an end CHORUS_WATCH_GRACE_MS after the workflow's deadline (a minute by
+ * default), the task is left `working` with that reason as its last message, rather than waited
+ * on for ever or given an outcome nobody knows; `tasks/get` reads the ledger again later.
  */
 export class ChorusExecutor implements AgentExecutor {
   /** Tenants of the tasks running in this process: `cancelTask` is not told whose task it is. */
