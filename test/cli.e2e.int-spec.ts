@@ -124,6 +124,9 @@ describe('chorus CLI, end to end', () => {
     expect(usage.stderr).toMatch(/query needs exactly one argument/);
     const deadline = await chorus(f, 'query', 'x', '--deadline-ms', '999999999');
     expect({ code: deadline.code, stderr: deadline.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(/--deadline-ms must be from 100 to \d+/) });
+    // A page larger than the hub serves is refused by the hub (as over HTTP), not cut to its size without a word.
+    const page = await chorus(f, 'list', '--limit', '1000');
+    expect({ code: page.code, stderr: page.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(/limit must be an integer from 1 to 500/) });
 
     const missing = await chorus(f, 'status', 'no-such-workflow');
     expect(missing.code).toBe(1);

@@ -110,7 +110,7 @@ export class HubQueries {
 
   async list(raw: unknown): Promise<ListReply> {
     const request = parseListRequest(raw);
-    const limit = Math.min(request.limit ?? 50, MAX_PAGE);
+    const limit = request.limit ?? 50;
     const expiredBefore = Date.now() - this.retentionMs;
     const inRequest = matcher(request);
     const matches = (row: WorkflowSummary) => inRequest(row) && !(row.finished_at && Date.parse(row.finished_at) < expiredBefore);
@@ -201,7 +201,8 @@ function parseListRequest(raw: unknown): ListRequest {
   if (r.status !== undefined && !WORKFLOW_STATUSES.includes(r.status)) problems.push(badField('status', `status must be one of ${WORKFLOW_STATUSES.join(', ')}`));
   if (r.since !== undefined && Number.isNaN(Date.parse(r.since))) problems.push(badField('since', 'since must be an ISO 8601 date-time'));
   if (r.until !== undefined && Number.isNaN(Date.parse(r.until))) problems.push(badField('until', 'until must be an ISO 8601 date-time'));
-  if (r.limit !== undefined && (!Number.isInteger(r.limit) || r.limit < 1)) problems.push(badField('limit', 'limit must be a positive integer'));
+  // A page above the largest is refused, not silently cut: a caller asking for 1,000 would take 500 for all there is.
+  if (r.limit !== undefined && (!Number.isInteger(r.limit) || r.limit < 1 || r.limit > MAX_PAGE)) problems.push(badField('limit', `limit must be an integer from 1 to ${MAX_PAGE}`));
   if (r.cursor !== undefined && decodeCursor(r.cursor) === null) problems.push(badField('cursor', 'cursor is not valid'));
   if (problems.length > 0) throw new BadHubRequestError(problems);
   return r;
