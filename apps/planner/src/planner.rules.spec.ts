@@ -47,9 +47,9 @@ describe('planExecution', () => {
     expect(plan.profiles).toEqual([expect.objectContaining({ name: 'wordvec', reason: 'named by the caller' })]);
   });
 
-  it('planExecution - fails, not retryable, for a named profile neither configured nor running, naming it and the profiles there are', () => {
+  it("planExecution - fails, not retryable and as the caller's mistake (not a fault), for a named profile neither configured nor running, naming it and the profiles there are", () => {
     const plan = () => planExecution(classification({ explicit_profiles: ['bm25', 'bm52'] }), options, deadline, now, ['bm25', 'wordvec']);
-    expect(plan).toThrow(expect.objectContaining({ code: 'UNKNOWN_PROFILE', retryable: false }));
+    expect(plan).toThrow(expect.objectContaining({ code: 'UNKNOWN_PROFILE', retryable: false, requestError: true }));
     expect(plan).toThrow('no profile bm52 in this deployment (not configured, and no instance is running); the profiles are: bm25, trigram, wordvec');
     // Before discovery has looked, names are taken on trust.
     expect(planExecution(classification({ explicit_profiles: ['bm52'] }), options, deadline, now, null).profiles[0].name).toBe('bm52');

@@ -32,7 +32,7 @@ function checkKnown(named: readonly string[], configured: readonly string[], ava
   throw new StepFailedError(
     'UNKNOWN_PROFILE',
     `no profile ${unknown.join(', ')} in this deployment (not configured, and no instance is running); the profiles are: ${known.join(', ') || 'none'}`,
-    { retryable: false },
+    { retryable: false, requestError: true },
   );
 }
 

@@ -202,7 +202,9 @@ export class JetStreamConsumer {
       m.nak(delay);
       return 'retry';
     }
-    log.error({ err: error, delivery }, 'step failed; giving up');
+    // A request this deployment cannot serve fails its workflow, but is the caller's to fix, not the operator's.
+    if (error instanceof StepFailedError && error.requestError) log.warn({ err: error, delivery }, 'step refused the request; giving up');
+    else log.error({ err: error, delivery }, 'step failed; giving up');
     await this.giveUp(m, async () => {
       if (this.options.reportFailures === false) {
         // The hub keeps the ledger: its own failures are dead-lettered, never announced as a workflow's.

@@ -38,9 +38,12 @@ export class InvalidEnvelopeError extends ChorusError {
 /** A step that failed for a reason a handler chose to report; retryable or not as it says. */
 export class StepFailedError extends ChorusError {
   readonly code: string;
-  constructor(code: string, message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
+  /** The request asked for what this deployment cannot do: the caller's mistake, not a fault (logged as a warning). */
+  readonly requestError: boolean;
+  constructor(code: string, message: string, options: { retryable?: boolean; cause?: unknown; requestError?: boolean } = {}) {
     super(message, options);
     this.code = code;
+    this.requestError = options.requestError ?? false;
   }
 }
 
