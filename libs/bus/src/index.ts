@@ -28,6 +28,7 @@ export {
 } from './profile.registry';
 export { requestReply, serveRequests, type Reply, type Responder } from './request-reply';
 export { releaseAnsweredRequestsCheaply } from './request-release';
+export { coalesceSocketWrites } from './write-coalescing';
 export { serveNestPattern, type NestError } from './nest-compat.gateway';
 export { runProcess, runStandalone, type Component, type ProcessOptions, type RunningProcess } from './process.runtime';
 export { readWorkflowHistory, type HistoryEntry } from './workflow.history';

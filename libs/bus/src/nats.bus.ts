@@ -26,6 +26,7 @@ import { NatsUnreachableError, NoJetStreamError } from './bus.errors';
 import { FinishedWorkflows } from './finished-workflows';
 import { ChorusHeaders } from './headers';
 import { releaseAnsweredRequestsCheaply } from './request-release';
+import { coalesceSocketWrites } from './write-coalescing';
 import { isRevisionConflict, isTransient } from './transient-error';
 
 /** The longest a publish is retried while JetStream has no leader to store it (a failover, a restart). */
@@ -251,6 +252,7 @@ export class Bus {
 
 async function connectNats(options: BusOptions): Promise<NatsConnection> {
   releaseAnsweredRequestsCheaply();
+  coalesceSocketWrites();
   try {
     return await connect({
       servers: options.servers,
