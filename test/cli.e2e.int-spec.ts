@@ -126,6 +126,9 @@ describe('chorus CLI, end to end', () => {
     expect({ code: deadline.code, stderr: deadline.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(/--deadline-ms must be from 100 to \d+/) });
     // A page larger than the hub serves is refused by the hub (as over HTTP), not cut to its size without a word.
     const page = await chorus(f, 'list', '--limit', '1000');
+    // The key rule of HTTP's Idempotency-Key: a key the ingress would refuse is refused here too.
+    const key = await chorus(f, 'query', 'x', '--idempotency-key', 'has spaces in it');
+    expect({ code: key.code, stderr: key.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(/--idempotency-key must be 1 to 256 printable ASCII characters, no spaces/) });
     expect({ code: page.code, stderr: page.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(/limit must be an integer from 1 to 500/) });
 
     const missing = await chorus(f, 'status', 'no-such-workflow');

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE } from '@chorus/envelope';
 
 export const USAGE = `Usage: chorus <command> [options]
 
@@ -100,7 +101,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
     deadlineMs: int('--deadline-ms', values['deadline-ms']),
     tenant: values.tenant,
     session: values.session,
-    idempotencyKey: values['idempotency-key'],
+    idempotencyKey: idempotencyKey(values['idempotency-key']),
     status: values.status,
     agent: values.agent,
     since: values.since,
@@ -109,6 +110,12 @@ export function parseCliArgs(argv: string[]): CliArgs {
     cursor: values.cursor,
     nats: values.nats,
   };
+}
+
+/** The same rule as HTTP's Idempotency-Key: a key the ingress would refuse is refused here too. */
+function idempotencyKey(value: string | undefined): string | undefined {
+  if (value !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(value)) throw new UsageError(`--idempotency-key ${IDEMPOTENCY_KEY_RULE}`);
+  return value;
 }
 
 function int(name: string, value: string | undefined): number | undefined {

@@ -2,7 +2,7 @@ import { Controller, Headers, HttpCode, Inject, Post, Query, Req, Res } from '@n
 import { ApiBody, ApiHeader, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ChorusClient } from '@chorus/bus';
-import { isTerminalStatus, type FieldError, type WorkflowView } from '@chorus/envelope';
+import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE, isTerminalStatus, type FieldError, type WorkflowView } from '@chorus/envelope';
 import { errorBody, InvalidRequestException } from './http.errors';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
 import { unknownQueryParams } from './query-params.guard';
@@ -111,10 +111,10 @@ export class QueriesController {
     const queryErrors = unknownQueryParams(queryKeys, ['wait'], ' (everything else goes in the JSON body)');
     if (waitForResult === undefined) queryErrors.unshift({ field: 'wait', messages: ['wait must be true or false'] });
     if (queryErrors.length > 0) parts.push({ where: 'invalid query string', errors: queryErrors });
-    if (idempotencyKey !== undefined && !/^[\x21-\x7e]{1,256}$/.test(idempotencyKey)) {
+    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
       parts.push({
         where: 'invalid headers',
-        errors: [{ field: 'Idempotency-Key', messages: ['Idempotency-Key must be 1 to 256 printable ASCII characters, no spaces'] }],
+        errors: [{ field: 'Idempotency-Key', messages: [`Idempotency-Key ${IDEMPOTENCY_KEY_RULE}`] }],
       });
     }
     if (parts.length > 0) {

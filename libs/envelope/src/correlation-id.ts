@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import { SESSION_ID_PATTERN } from './patterns';
+import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE, SESSION_ID_PATTERN } from './patterns';
 
 /** How the edge mints a correlation id for a new workflow. */
 export type CorrelationStrategy = 'uuidv7' | 'session';
@@ -48,6 +48,6 @@ export function createCorrelationId(input: CorrelationIdInput, options: Correlat
  * edge receives it. The key is the caller's own token, so hashing it unkeyed reveals nothing.
  */
 export function correlationIdForIdempotencyKey(tenantId: string, key: string): string {
-  if (key.length === 0 || key.length > 256) throw new RangeError('idempotency key must be 1 to 256 characters');
+  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw new RangeError(`an idempotency key ${IDEMPOTENCY_KEY_RULE}`);
   return `ik_${createHash('sha256').update(`${tenantId}\0${key}`).digest('hex').slice(0, 32)}`;
 }

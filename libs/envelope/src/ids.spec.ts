@@ -53,6 +53,13 @@ describe('createCorrelationId', () => {
     expect(correlationIdForIdempotencyKey('acme', 'k1')).not.toBe(correlationIdForIdempotencyKey('other', 'k1'));
     expect(correlationIdForIdempotencyKey('acme', 'k1')).toMatch(CORRELATION_ID_PATTERN);
   });
+
+  it('correlationIdForIdempotencyKey - refuses a key that HTTP would refuse: empty, too long, spaces, control characters', () => {
+    for (const key of ['', 'k'.repeat(257), 'has spaces', 'tab\tkey', 'é']) {
+      expect(() => correlationIdForIdempotencyKey('acme', key)).toThrow(/1 to 256 printable ASCII characters, no spaces/);
+    }
+    expect(correlationIdForIdempotencyKey('acme', 'k'.repeat(256))).toMatch(CORRELATION_ID_PATTERN);
+  });
 });
 
 describe('subjects', () => {

@@ -6,6 +6,9 @@ export const TENANT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 export const AGENT_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,62}$/;
 export const PROFILE_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+/** A client's idempotency key (HTTP `Idempotency-Key`, CLI `--idempotency-key`): printable ASCII, no spaces. */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,256}$/;
+export const IDEMPOTENCY_KEY_RULE = 'must be 1 to 256 printable ASCII characters, no spaces';
 /** W3C trace-context `traceparent`, version 00. */
 export const TRACEPARENT_PATTERN = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
