@@ -56,6 +56,22 @@ describe('POST /v1/queries - bad bodies', () => {
     expect(fieldsOf(r.body).sort()).toEqual(['colour', 'deadline_ms', 'profiles', 'query', 'require_all', 'tenant_id', 'top_k']);
   });
 
+  it('POST /v1/queries - a value of the wrong type is told its type once, not every rule it could not meet', async () => {
+    const r = await postJson(`${f.url}/v1/queries`, { query: 42, top_k: '5', deadline_ms: true, require_all: 'yes' });
+    expect({ status: r.status, errors: r.body.errors }).toEqual({
+      status: 400,
+      errors: [
+        { field: 'query', messages: ['query must be a string'] },
+        { field: 'top_k', messages: ['top_k must be an integer number'] },
+        { field: 'deadline_ms', messages: ['deadline_ms must be an integer number'] },
+        { field: 'require_all', messages: ['require_all must be a boolean value'] },
+      ],
+    });
+    // A value of the right type still hears every rule it breaks.
+    const empty = await postJson(`${f.url}/v1/queries`, { query: '' });
+    expect(empty.body.errors).toEqual([{ field: 'query', messages: ['query must contain a non-space character', 'query should not be empty'] }]);
+  });
+
   it('POST /v1/queries - 400 naming query when it is longer than the limit', async () => {
     const r = await postJson(`${f.url}/v1/queries`, { query: 'x'.repeat(4001) });
     expect(r.status).toBe(400);

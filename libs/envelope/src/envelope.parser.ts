@@ -122,13 +122,26 @@ export function flattenValidationErrors(errors: ValidationError[], prefix = ''):
       const field = path ? `${path}.${error.property}` : error.property;
       // A missing field breaks every rule on it; "is required" says it once and plainly.
       if (error.constraints) {
-        out.push({ field, messages: error.value === undefined ? [`${field} is required`] : [...new Set(Object.values(error.constraints))] });
+        out.push({ field, messages: error.value === undefined ? [`${field} is required`] : messagesOf(error.value, error.constraints) });
       }
       if (error.children?.length) walk(error.children, field);
     }
   };
   walk(errors, prefix);
   return out;
+}
+
+/** class-validator's type checks: when one fails, the field's other rules (range, length, pattern) say nothing true. */
+const TYPE_CONSTRAINTS = new Set(['isString', 'isInt', 'isNumber', 'isBoolean', 'isArray', 'isObject']);
+
+/**
+ * A field's messages, each once. A value of the wrong type gets only its type message: `"top_k": "5"`
+ * is "top_k must be an integer number", not also "must not be less than 1" and "greater than 100".
+ * An array keeps every message, since its rules (`each`) speak of different elements.
+ */
+function messagesOf(value: unknown, constraints: Record<string, string>): string[] {
+  const typeMessages = Array.isArray(value) ? [] : Object.keys(constraints).filter((c) => TYPE_CONSTRAINTS.has(c)).map((c) => constraints[c]);
+  return [...new Set(typeMessages.length > 0 ? typeMessages : Object.values(constraints))];
 }
 
 function invalid(errors: FieldError[]): ParseResult<Envelope> {
