@@ -54,7 +54,12 @@ type Instance = DiscoveredService['instances'][number];
 interface KnownInstance {
   service: Omit<DiscoveredService, 'instances'>;
   instance: Instance;
+  /** Rounds in a row it missed and then did not answer its own ping either. */
+  silent: number;
 }
+
+/** A known instance that stays silent this many rounds in a row is dropped (hung), as ProfileRegistry does. */
+const SILENT_ROUNDS = 2;
 
 export interface ServiceDirectoryOptions {
   /** How long a known instance that missed a discovery round gets to answer its own ping. */
@@ -69,7 +74,10 @@ export interface ServiceDirectoryOptions {
  * instance seen before that misses a round is pinged on its own subject
  * (`$SRV.PING.<service>.<id>`) with a longer timeout: a live, busy one answers and is kept (with
  * its last statistics); a dead one has no subscription left, so NATS says so at once, and it is
- * dropped (a kept instance shows the statistics of the last round it answered). Names seen before
+ * dropped; one that does not answer its ping either is kept once more and dropped when it is
+ * silent a second round in a row (a hung process), the rule ProfileRegistry applies, so
+ * `GET /v1/agents` and the search worker agree. A kept instance shows the statistics of the last
+ * round it answered. Names seen before
  * are remembered for an hour, so a service whose every instance died is still listed, with none.
  */
 export class ServiceDirectory {
@@ -85,10 +93,11 @@ export class ServiceDirectory {
     const found = await discoverServices(this.bus);
     const seen = new Set(found.flatMap((s) => s.instances.map((i) => i.id)));
     const missed = [...this.known.values()].filter((k) => !seen.has(k.instance.id));
-    const alive = await Promise.all(missed.map((k) => this.answers(k)));
+    const outcomes = await Promise.all(missed.map((k) => pingInstance(this.bus, k.service.service, k.instance.id, this.options.confirmTimeoutMs)));
     const byKey = new Map(found.map((s) => [`${s.kind}:${s.name}`, s]));
     missed.forEach((k, i) => {
-      if (!alive[i]) {
+      k.silent = outcomes[i] === 'silent' ? k.silent + 1 : 0;
+      if (outcomes[i] === 'gone' || k.silent >= SILENT_ROUNDS) {
         this.known.delete(k.instance.id);
         return;
       }
@@ -100,7 +109,7 @@ export class ServiceDirectory {
     const now = Date.now();
     for (const s of found) {
       const { instances, ...service } = s;
-      for (const instance of instances) this.known.set(instance.id, { service, instance });
+      for (const instance of instances) this.known.set(instance.id, { service, instance, silent: 0 });
     }
     for (const [key, { instances, ...service }] of byKey) if (instances.length > 0) this.names.set(key, { service, seenAt: now });
     for (const [key, { service, seenAt }] of this.names) {
@@ -108,10 +117,6 @@ export class ServiceDirectory {
       else if (!byKey.has(key)) byKey.set(key, { ...service, instances: [] });
     }
     return [...byKey.values()].sort((a, b) => a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name));
-  }
-
-  private async answers(k: KnownInstance): Promise<boolean> {
-    return (await pingInstance(this.bus, k.service.service, k.instance.id, this.options.confirmTimeoutMs)) === 'alive';
   }
 }
 

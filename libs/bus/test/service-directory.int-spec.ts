@@ -60,7 +60,7 @@ describe('discovery of busy, hung and dead services (ServiceDirectory, ProfileRe
     await once(c, 'exit');
   };
 
-  it('ServiceDirectory - keeps an instance too busy to answer one discovery round, and drops one that died at once, still listing its name', async () => {
+  it('ServiceDirectory - keeps an instance too busy to answer one discovery round, drops one that hangs after two silent rounds and one that died at once, still listing its name', async () => {
     child = await start(AGENT);
     const directory = new ServiceDirectory(bus);
     expect(busyInstances(await directory.discover())).toBe(1);
@@ -71,6 +71,15 @@ describe('discovery of busy, hung and dead services (ServiceDirectory, ProfileRe
     expect(busyInstances(plain)).toBeUndefined();
     expect(busyInstances(remembered)).toBe(1);
 
+    // Hangs (its subscriptions stay, it answers nothing): kept through one silent round, dropped at
+    // the second, as the search worker's ProfileRegistry does.
+    child.kill('SIGSTOP');
+    expect(busyInstances(await directory.discover())).toBe(1);
+    expect(busyInstances(await directory.discover())).toBe(0);
+    await kill(child);
+
+    child = await start(AGENT);
+    expect(busyInstances(await directory.discover())).toBe(1);
     await kill(child);
     const started = Date.now();
     expect(busyInstances(await directory.discover())).toBe(0);
