@@ -12,8 +12,10 @@ import { NodeTransport } from '@nats-io/transport-node/lib/node_transport';
  * This gathers them per turn of the event loop: the first write of a turn goes out at once (so a
  * lone message, the common case on an idle system, waits for nothing), the socket is then corked,
  * and whatever else the turn writes goes out together in one `writev` when the turn ends
- * (`setImmediate`). Bytes and their order are unchanged; nothing is held past the turn that wrote
- * it, and closing the socket flushes it (`end()` uncorks).
+ * (`setImmediate`). Bytes and their order are unchanged, and nothing is held past the turn that
+ * wrote it: a transport that closes or is discarded while corked (`nc.close()` destroys its socket
+ * at once) hands the socket what the turn held first, so what the connection had sent before the
+ * close still leaves, as it did without coalescing.
  *
  * It is applied once, to every connection of the process, and only to the implementation it was
  * written for: if the library's `NodeTransport` ever looks different, it is left alone (and a
@@ -33,14 +35,29 @@ interface TransportInternals {
   readonly isClosed: boolean;
   [TURN]?: Turn;
   _send(frame: Uint8Array): Promise<void>;
+  _closed(err?: Error, internal?: boolean): Promise<void>;
+  discard(): void;
+}
+
+/** Hands the socket what this turn's cork holds, now (before the socket is destroyed). */
+function release(transport: TransportInternals): void {
+  if (transport[TURN] !== Turn.Corked) return;
+  transport[TURN] = Turn.Open;
+  transport.socket?.uncork();
 }
 
 export function coalesceSocketWrites(): boolean {
   if (applied !== undefined) return applied;
   const proto = NodeTransport.prototype as unknown as TransportInternals;
-  const send = proto._send;
-  const source = typeof send === 'function' ? send.toString().replace(/\s+/g, ' ') : '';
-  applied = source.includes('this.socket.write(frame, (err)') && Object.getOwnPropertyDescriptor(NodeTransport.prototype, 'isClosed')?.get !== undefined;
+  const { _send: send, _closed: closed, discard } = proto;
+  const source = (f: unknown) => (typeof f === 'function' ? f.toString().replace(/\s+/g, ' ') : '');
+  // What it relies on: every write goes through _send to socket.write, and the socket is only
+  // destroyed in _closed and discard (which are wrapped to release the cork first).
+  applied =
+    source(send).includes('this.socket.write(frame, (err)') &&
+    source(closed).includes('this.socket?.destroy()') &&
+    source(discard).includes('this.socket.destroy()') &&
+    Object.getOwnPropertyDescriptor(NodeTransport.prototype, 'isClosed')?.get !== undefined;
   if (!applied) return false;
   proto._send = function (this: TransportInternals, frame: Uint8Array): Promise<void> {
     const socket = this.socket;
@@ -49,8 +66,9 @@ export function coalesceSocketWrites(): boolean {
       if (turn === undefined) {
         this[TURN] = Turn.Open;
         setImmediate(() => {
-          if (this[TURN] === Turn.Corked) socket.uncork();
+          const corked = this[TURN] === Turn.Corked;
           this[TURN] = undefined;
+          if (corked) socket.uncork();
         });
       } else if (turn === Turn.Open) {
         this[TURN] = Turn.Corked;
@@ -58,6 +76,14 @@ export function coalesceSocketWrites(): boolean {
       }
     }
     return send.call(this, frame);
+  };
+  proto._closed = function (this: TransportInternals, err?: Error, internal?: boolean): Promise<void> {
+    release(this);
+    return closed.call(this, err, internal);
+  };
+  proto.discard = function (this: TransportInternals): void {
+    release(this);
+    discard.call(this);
   };
   return true;
 }

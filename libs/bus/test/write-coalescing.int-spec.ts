@@ -79,11 +79,40 @@ describe('coalesceSocketWrites', () => {
     expect(writes.count() - before).toBe(1);
   });
 
-  it('coalesceSocketWrites - concurrent requests each get their own reply (a reconnect is exercised by the chaos suite: restart-nats)', async () => {
+  it('coalesceSocketWrites - requests sent from separate microtasks of one turn (held by the cork) each get their own reply', async () => {
     const sub = reader.subscribe('test.echo', { callback: (_e, m) => void m.respond(m.data) });
     await reader.flush();
-    const ask = () => Promise.all(Array.from({ length: 20 }, (_, i) => bus.nc.request('test.echo', `n${i}`, { timeout: 2000 }).then((m) => m.string())));
-    expect(await ask()).toEqual(Array.from({ length: 20 }, (_, i) => `n${i}`));
+    const writes = countWrites(bus.nc);
+    await nextTurn();
+    const before = writes.count();
+    const answers: Array<Promise<string>> = [];
+    for (let i = 0; i < 20; i++) {
+      await Promise.resolve();
+      answers.push(bus.nc.request('test.echo', `n${i}`, { timeout: 2000 }).then((m) => m.string()));
+    }
+    await nextTurn();
+    expect(writes.count() - before).toBeLessThanOrEqual(2);
+    expect(await Promise.all(answers)).toEqual(Array.from({ length: 20 }, (_, i) => `n${i}`));
     sub.unsubscribe();
+  });
+
+  it('coalesceSocketWrites - a connection closed while its turn is corked still sends what it had handed the socket', async () => {
+    coalesceSocketWrites();
+    const received: string[] = [];
+    const all = new Promise<void>((resolve) => {
+      reader.subscribe('test.closing', { callback: (_e, m) => void (received.push(m.string()) === 50 && resolve()) });
+    });
+    await reader.flush();
+    const nc = await connect({ servers: nats.url });
+    await nextTurn();
+    for (let i = 0; i < 50; i++) {
+      await Promise.resolve();
+      nc.publish('test.closing', `c${i}`);
+    }
+    // The connection hands the last publish to the socket in a microtask; close() destroys the socket at once.
+    await Promise.resolve();
+    await nc.close();
+    await Promise.race([all, new Promise((resolve) => setTimeout(resolve, 3000))]);
+    expect(received).toEqual(Array.from({ length: 50 }, (_, i) => `c${i}`));
   });
 });
