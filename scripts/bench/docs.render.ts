@@ -349,8 +349,31 @@ answered request without building it, applied only to the pinned library's imple
 Same command, each build twice, alternating (2026-11-30, 16:15 UTC): CPU per 1,000 workflows 4.82 → 4.64 s at c=1 and
 3.09 → 2.84 s at c=64, p50 at c=1 3.30 → 3.17 ms, throughput at c=64 501 → 550 wf/s (the noisiest figure).
 
-What the profile still shows: socket writes (\`writev\`), garbage collection (most of it the hub's), envelope parsing, and
-\`crypto.getRandomValues\` for every message id (uuid v7). At concurrency 1, the section "Where a workflow's time
+The fourth item was the largest left: socket writes (\`writeBuffer\` and \`writev\` in the profiles), 10 % of the
+all-in-one process's CPU samples at c=64 and 2.5 to 5.5 % of each of the six processes'. nats.js hands its socket what a
+connection has buffered once per microtask checkpoint, and a Chorus process answers an incoming batch with many small writes in separate microtasks (a publish, its consumer's ack, the
+next pull, a profile request, a KV write), so it made a \`write\` system call for almost every message it sent.
+\`libs/bus/src/write-coalescing.ts\` lets the first write of an event-loop turn go out at once (a lone message waits for
+nothing), then corks the socket until the turn ends (\`setImmediate\`), so the rest of the turn goes out in one \`writev\`;
+bytes and their order are unchanged, and a connection closed or discarded mid-turn hands the socket what the turn held
+before its socket is destroyed. It too is applied only to the pinned library's implementation, and a test fails if it
+changes. Same command (\`--only chorus-aio,chorus-procs\`), each build three times, alternating, on an otherwise idle machine
+whose speed varied from run to run (2026-12-01, 05:30 UTC); the means:
+
+| | system | wf/s c=1 | p50 ms c=1 | wf/s c=16 | wf/s c=64 | p50 ms c=64 | CPU s/1k wf c=1 | CPU s/1k wf c=16 | CPU s/1k wf c=64 |
+|---|---|---:|---:|---:|---:|---:|---:|---:|---:|
+| before (6b4cdc5) | all-in-one | 164 | 5.52 | 343 | 347 | 178 | 7.91 | 4.45 | 4.45 |
+| after (8a545c6) | all-in-one | 170 | 5.44 | 387 | 411 | 151 | 7.74 | 3.69 | 3.29 |
+| change | | +4 % | −1 % | +13 % | +18 % | −16 % | −2 % | −17 % | −26 % |
+| before (6b4cdc5) | 1 proc/app | 119 | 7.19 | 426 | 474 | 130 | 11.48 | 4.37 | 4.01 |
+| after (8a545c6) | 1 proc/app | 121 | 6.91 | 432 | 515 | 122 | 11.11 | 4.26 | 3.70 |
+| change | | +2 % | −4 % | +1 % | +9 % | −6 % | −3 % | −3 % | −8 % |
+
+The gain is where many writes share a turn: the all-in-one process under load. At c=1 there is little to gather in a turn, and
+the figures do not move beyond the noise. Socket writes fell to 4.5 % of the all-in-one process's samples at c=64.
+
+What the profile still shows: garbage collection (the largest item now, most of it the hub's), envelope parsing, JSON
+work on the profiles' replies, and \`crypto.getRandomValues\` for every message id (uuid v7). At concurrency 1, the section "Where a workflow's time
 goes" above shows the rest: the search hop (two profile requests in parallel, then one for the documents' texts) and the
 intent hop (the vocabulary request) are the longest; every hop pays a JetStream publish and its acknowledgement.
 
