@@ -75,21 +75,32 @@ export interface ServiceDirectoryOptions {
  * (`$SRV.PING.<service>.<id>`) with a longer timeout: a live, busy one answers and is kept (with
  * its last statistics); a dead one has no subscription left, so NATS says so at once, and it is
  * dropped; one that does not answer its ping either is kept once more and dropped when it is
- * silent a second round in a row (a hung process), the rule ProfileRegistry applies, so
- * `GET /v1/agents` and the search worker agree. A kept instance shows the statistics of the last
- * round it answered. Names seen before
+ * silent a second round in a row (a hung process), the rule ProfileRegistry applies to its
+ * refreshes. The directory's rounds are not timed: each is a `GET /v1/agents` (the dashboard polls
+ * it), so how long a hung instance stays listed depends on how often it is asked. A kept instance
+ * shows the statistics of the last round it answered. Names seen before
  * are remembered for an hour, so a service whose every instance died is still listed, with none.
  */
 export class ServiceDirectory {
   private readonly known = new Map<string, KnownInstance>();
   private readonly names = new Map<string, { service: Omit<DiscoveredService, 'instances'>; seenAt: number }>();
+  private round?: Promise<DiscoveredService[]>;
 
   constructor(
     private readonly bus: Bus,
     private readonly options: ServiceDirectoryOptions = { confirmTimeoutMs: 1000, forgetAfterMs: 3_600_000 },
   ) {}
 
-  async discover(): Promise<DiscoveredService[]> {
+  /**
+   * One discovery round. Rounds run one at a time: callers that ask while one is under way share
+   * its answer (so two readers at once do not count one silence twice).
+   */
+  discover(): Promise<DiscoveredService[]> {
+    this.round ??= this.discoverOnce().finally(() => (this.round = undefined));
+    return this.round;
+  }
+
+  private async discoverOnce(): Promise<DiscoveredService[]> {
     const found = await discoverServices(this.bus);
     const seen = new Set(found.flatMap((s) => s.instances.map((i) => i.id)));
     const missed = [...this.known.values()].filter((k) => !seen.has(k.instance.id));
