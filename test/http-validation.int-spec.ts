@@ -68,6 +68,13 @@ describe('POST /v1/queries - bad bodies', () => {
       ],
     });
     // A value of the right type still hears every rule it breaks.
+    const list = await postJson(`${f.url}/v1/queries`, { query: ['a'], profiles: ['BM25', 5] });
+    expect(list.body.errors).toEqual([
+      { field: 'query', messages: ['query must be a string'] },
+      { field: 'profiles', messages: ['each profile must match [a-z][a-z0-9_-]{0,31}', 'each value in profiles must be a string'] },
+    ]);
+    const fraction = await postJson(`${f.url}/v1/queries`, { query: 'x', top_k: 100.5 });
+    expect(fraction.body.errors).toEqual([{ field: 'top_k', messages: ['top_k must not be greater than 100', 'top_k must be an integer number'] }]);
     const empty = await postJson(`${f.url}/v1/queries`, { query: '' });
     expect(empty.body.errors).toEqual([{ field: 'query', messages: ['query must contain a non-space character', 'query should not be empty'] }]);
   });

@@ -131,17 +131,28 @@ export function flattenValidationErrors(errors: ValidationError[], prefix = ''):
   return out;
 }
 
-/** class-validator's type checks: when one fails, the field's other rules (range, length, pattern) say nothing true. */
-const TYPE_CONSTRAINTS = new Set(['isString', 'isInt', 'isNumber', 'isBoolean', 'isArray', 'isObject']);
+/** class-validator's type checks, and whether a value has the JavaScript type each one asks for. */
+const TYPE_CHECKS: Record<string, (value: unknown) => boolean> = {
+  isString: (v) => typeof v === 'string',
+  isInt: (v) => typeof v === 'number',
+  isNumber: (v) => typeof v === 'number',
+  isBoolean: (v) => typeof v === 'boolean',
+  isArray: (v) => Array.isArray(v),
+  isObject: (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
+};
 
 /**
- * A field's messages, each once. A value of the wrong type gets only its type message: `"top_k": "5"`
- * is "top_k must be an integer number", not also "must not be less than 1" and "greater than 100".
- * An array keeps every message, since its rules (`each`) speak of different elements.
+ * A field's messages, each once. A value of the wrong JavaScript type gets only its type message:
+ * `"top_k": "5"` is "top_k must be an integer number", not also "must not be less than 1" and
+ * "greater than 100", which no string could meet. A value of the right type (`2.5` for an integer,
+ * `""` for a string) hears every rule it breaks, and so do an array's elements (`each` rules, whose
+ * messages start "each value in").
  */
 function messagesOf(value: unknown, constraints: Record<string, string>): string[] {
-  const typeMessages = Array.isArray(value) ? [] : Object.keys(constraints).filter((c) => TYPE_CONSTRAINTS.has(c)).map((c) => constraints[c]);
-  return [...new Set(typeMessages.length > 0 ? typeMessages : Object.values(constraints))];
+  const wrongType = Object.entries(constraints)
+    .filter(([name, message]) => TYPE_CHECKS[name] !== undefined && !TYPE_CHECKS[name](value) && !message.startsWith('each value in'))
+    .map(([, message]) => message);
+  return [...new Set(wrongType.length > 0 ? wrongType : Object.values(constraints))];
 }
 
 function invalid(errors: FieldError[]): ParseResult<Envelope> {
