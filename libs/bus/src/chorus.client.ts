@@ -61,7 +61,11 @@ export interface Submitted {
 }
 
 export interface SubmitOptions {
-  /** The same key (per tenant) returns the same workflow instead of starting another. */
+  /**
+   * The same key (per tenant) returns the same workflow instead of starting another: 1 to 256
+   * printable ASCII characters, no spaces (`IDEMPOTENCY_KEY_PATTERN`); any other key, the empty one
+   * included, throws a RangeError.
+   */
   idempotencyKey?: string;
   /** Use this correlation id (an A2A task id, say) instead of minting one. */
   correlationId?: string;
@@ -122,7 +126,7 @@ export class ChorusClient {
       deadline: envelope.deadline,
       duplicate,
     });
-    if (options.idempotencyKey) {
+    if (options.idempotencyKey !== undefined) {
       const existing = await this.workflow(envelope.correlation_id, envelope.tenant_id);
       if (existing) {
         const submitted = { ...submittedAs(true), deadline: existing.deadline };
@@ -285,7 +289,7 @@ export class ChorusClient {
       messageType: 'query',
       correlationId:
         options.correlationId ??
-        (options.idempotencyKey
+        (options.idempotencyKey !== undefined
           ? correlationIdForIdempotencyKey(request.tenant_id, options.idempotencyKey)
           : createCorrelationId(payload, this.options.correlation)),
       tenantId: request.tenant_id,
