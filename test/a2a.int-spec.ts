@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Role, TaskState } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, type Client } from '@a2a-js/sdk/client';
 import { startProfiles } from '../apps/profile/src';
+import { startChorus } from '../apps/chorus/src/chorus';
 import { startChorusFixture, stopApp, type ChorusFixture } from './chorus.fixture';
 
 const message = (text: string) => ({
@@ -17,11 +18,12 @@ const textOf = (parts: Array<{ content?: { $case: string; value?: unknown } }> =
 describe('A2A', () => {
   let f: ChorusFixture;
   let client: Client;
+  let clientOptions: ClientFactoryOptions;
   const KEY = 'a2a-test-key-0123456789';
 
   beforeAll(async () => {
     f = await startChorusFixture({ CHORUS_API_KEYS: `${KEY}:acme`, CHORUS_RETRY_BASE_MS: '100', CHORUS_RETRY_MAX_MS: '300', CHORUS_MAX_DELIVER: '20' });
-    const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+    clientOptions = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
       clientConfig: {
         interceptors: [
           {
@@ -33,7 +35,7 @@ describe('A2A', () => {
         ],
       },
     } as never);
-    client = await new ClientFactory(options).createFromUrl(f.url);
+    client = await new ClientFactory(clientOptions).createFromUrl(f.url);
   });
   afterAll(async () => {
     await f?.stop();
@@ -84,6 +86,20 @@ describe('A2A', () => {
     expect(got.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(got.artifacts.length).toBe(2);
     await expect(client.getTask({ id: 'no-such-task' } as never)).rejects.toMatchObject({ name: 'TaskNotFoundError' });
+  });
+
+  it('A2A - a task read through another ingress (no snapshot of it: another replica, or after a restart) keeps its contextId', async () => {
+    const sent = (await client.sendMessage({ message: message('what is a context') } as never)) as any;
+    expect(sent.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    const other = await startChorus(f.config, f.log, { exitOnSignal: false, apps: ['ingress'] });
+    try {
+      const otherClient = await new ClientFactory(clientOptions).createFromUrl(other.url!);
+      const got = (await otherClient.getTask({ id: sent.id } as never)) as any;
+      expect({ id: got.id, contextId: got.contextId, state: got.status.state }).toEqual({ id: sent.id, contextId: sent.contextId, state: TaskState.TASK_STATE_COMPLETED });
+      expect(got.contextId).not.toBe(sent.id);
+    } finally {
+      await other.shutdown('test done');
+    }
   });
 
   it('A2A - tasks/cancel cancels the workflow; the stream ends canceled, exactly once', async () => {

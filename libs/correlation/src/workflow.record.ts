@@ -18,7 +18,8 @@ export function ledgerKey(tenantId: string, correlationId: string): string {
 /** The public view of a record (its bookkeeping stripped). */
 export function toView(record: WorkflowRecord): WorkflowView {
   const { seen: _seen, times: _times, ...view } = record;
-  return view;
+  // Records stored before the session was kept have none.
+  return { ...view, session_id: view.session_id ?? null };
 }
 
 export function toSummary(record: WorkflowView) {

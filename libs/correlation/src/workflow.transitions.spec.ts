@@ -1,6 +1,6 @@
 import { createEnvelope, deriveEnvelope, idempotencyKey, newMessageId, type Envelope } from '@chorus/envelope';
 import { applyDeadline, applyDroppedDuplicate, applyEnvelope, recordAnnouncement, type Transition } from './workflow.transitions';
-import type { WorkflowRecord } from './workflow.record';
+import { toView, type WorkflowRecord } from './workflow.record';
 
 const t0 = new Date('2026-11-30T10:00:00.000Z');
 let seq = 0;
@@ -57,6 +57,17 @@ describe('applyEnvelope', () => {
     const running = apply(created.record, child(q, 'classification_result', 'intent', {}));
     expect(running.record.status).toBe('running');
     expect(running.record.agents_involved).toEqual(['ingress', 'intent']);
+  });
+
+  it('applyEnvelope - the workflow keeps the session its query named (null without one); toView shows it, also for a record stored before it was kept', () => {
+    expect(apply(null, query()).record.session_id).toBeNull();
+    const q = query();
+    const withSession = { ...q, payload: { ...(q.payload as object), session_id: 'ctx-1' } } as Envelope;
+    const { record } = apply(null, withSession);
+    expect(record.session_id).toBe('ctx-1');
+    expect(toView(record).session_id).toBe('ctx-1');
+    const { session_id: _dropped, ...older } = record;
+    expect(toView(older as WorkflowRecord).session_id).toBeNull();
   });
 
   it('applyEnvelope - a response completes the workflow once, with one status change to announce', () => {

@@ -54,6 +54,7 @@ export function createRecord(envelope: Envelope, now: Date): WorkflowRecord {
     correlation_id: envelope.correlation_id,
     tenant_id: envelope.tenant_id,
     query: null,
+    session_id: null,
     status: 'pending',
     degraded: false,
     degradations: [],
@@ -105,6 +106,7 @@ export function applyEnvelope(current: WorkflowRecord | null, envelope: Envelope
     case 'query': {
       const payload = envelope.payload as QueryPayload;
       record.query = payload.query;
+      record.session_id = payload.session_id ?? null;
       record.started_at = startedAt(envelope, now);
       record.deadline = envelope.deadline;
       break;

@@ -36,6 +36,8 @@ export interface WorkflowView {
   tenant_id: string;
   /** The query text, once the query envelope has been seen. */
   query: string | null;
+  /** The session the query named (`session_id`; an A2A task's `contextId`), or null. */
+  session_id: string | null;
   status: WorkflowStatus;
   /** True on a workflow that completed without every lens it planned. */
   degraded: boolean;

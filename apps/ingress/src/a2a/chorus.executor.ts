@@ -1,7 +1,7 @@
 import { TaskState } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { ChorusClient, watchWorkflow, type Bus } from '@chorus/bus';
-import { InvalidEnvelopeError, type WorkflowView } from '@chorus/envelope';
+import { InvalidEnvelopeError, SESSION_ID_PATTERN, type WorkflowView } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
 import { agentMessage, artifactsOf, endingOf, TASK_STATE_OF, textOf } from './a2a.mapping';
 import type { A2AUser } from './a2a.user';
@@ -39,11 +39,15 @@ export class ChorusExecutor implements AgentExecutor {
         AgentEvent.statusUpdate({ taskId, contextId, metadata: undefined, status: { state, timestamp: new Date().toISOString(), message: text ? agentMessage(taskId, contextId, text) : undefined } }),
       );
     const query = textOf(ctx.userMessage);
+    // The workflow keeps the task's context as its session, so a task rebuilt from the ledger (by
+    // another replica, or after a restart) has the same contextId. One that is not a valid session
+    // id is not kept; such a task is rebuilt with its own id as its context.
+    const session_id = SESSION_ID_PATTERN.test(contextId) ? contextId : undefined;
     // Refused before any workflow starts: the task is rejected (not failed), and names no workflow.
     let refusal = !tenant ? 'no tenant for this request' : !query ? 'the message has no text part to search for' : undefined;
     if (!refusal && tenant) {
       try {
-        this.client.checkQuery({ query, tenant_id: tenant }, { correlationId: taskId });
+        this.client.checkQuery({ query, tenant_id: tenant, session_id }, { correlationId: taskId });
       } catch (e) {
         if (!(e instanceof InvalidEnvelopeError)) throw e;
         refusal = invalidQuery(e);
@@ -70,7 +74,7 @@ export class ChorusExecutor implements AgentExecutor {
     try {
       let deadline: string;
       try {
-        ({ deadline } = await this.client.submit({ query, tenant_id: tenant }, { correlationId: taskId }));
+        ({ deadline } = await this.client.submit({ query, tenant_id: tenant, session_id }, { correlationId: taskId }));
       } catch (e) {
         if (e instanceof InvalidEnvelopeError) {
           return status(TaskState.TASK_STATE_REJECTED, invalidQuery(e));

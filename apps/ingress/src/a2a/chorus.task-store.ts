@@ -67,7 +67,8 @@ export class ChorusTaskStore implements TaskStore {
     // A task being created here is new: nothing to ask the hub (which may be down) about.
     if (this.starting.has(key)) return undefined;
     const view = await this.client.workflow(taskId, tenant);
-    return view ? taskOf(view, taskId) : undefined;
+    // Its context is the session the workflow kept (the executor stores it); else the task id.
+    return view ? taskOf(view, view.session_id ?? taskId) : undefined;
   }
 
   /** The executor is about to create this task: loading it before its first save finds nothing, at once. */
