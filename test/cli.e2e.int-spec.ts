@@ -129,6 +129,11 @@ describe('chorus CLI, end to end', () => {
     // The key rule of HTTP's Idempotency-Key: a key the ingress would refuse is refused here too.
     const key = await chorus(f, 'query', 'x', '--idempotency-key', 'has spaces in it');
     expect({ code: key.code, stderr: key.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(/--idempotency-key must be 1 to 256 printable ASCII characters, no spaces/) });
+    // A key used before for another query: refused, naming what differs.
+    const reuse = `cli-key-${Date.now()}`;
+    expect((await chorus(f, 'query', 'what is a key', '--idempotency-key', reuse)).code).toBe(0);
+    const reused = await chorus(f, 'query', 'what is another key', '--idempotency-key', reuse);
+    expect({ code: reused.code, stderr: reused.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(/already named workflow ik_\w+, started with another request \(query differs\)/) });
     expect({ code: page.code, stderr: page.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(/limit must be an integer from 1 to 500/) });
 
     const missing = await chorus(f, 'status', 'no-such-workflow');

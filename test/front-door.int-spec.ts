@@ -82,6 +82,18 @@ describe('front door: events, idempotency, agents', () => {
     expect(history.filter((e: { message_type: string }) => e.message_type === 'query')).toHaveLength(1);
     const bad = await postJson(`${f.url}/v1/queries`, { query: 'x' }, { 'idempotency-key': 'has spaces in it' });
     expect(bad.status).toBe(400);
+    // The same key with another request is refused, naming what differs; the deadline may differ.
+    const other = await postJson(`${f.url}/v1/queries`, { query: 'what is a different query', top_k: 3 }, headers);
+    expect({ status: other.status, errors: other.body.errors }).toEqual({ status: 422, errors: [{ field: 'Idempotency-Key', messages: ['used before for a request whose query, top_k differ'] }] });
+    const later = await postJson(`${f.url}/v1/queries`, { query: 'what is an idempotency key', deadline_ms: 20_000 }, headers);
+    expect(later.status).toBe(200);
+    // A key reused at once, before the hub has recorded its workflow (the stream drops the publish), is checked too.
+    const fresh = { 'idempotency-key': `test-key-fresh-${Date.now()}` };
+    const [a, b] = await Promise.all([
+      postJson(`${f.url}/v1/queries`, { query: 'what is a race' }, fresh),
+      postJson(`${f.url}/v1/queries`, { query: 'what is another race' }, fresh),
+    ]);
+    expect([a.status, b.status].sort()).toEqual([202, 422]);
   });
 
   it('GET /v1/agents - discovered agents and profiles with instances, health and latency', async () => {

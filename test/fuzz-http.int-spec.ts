@@ -335,12 +335,14 @@ describe('fuzz - HTTP API', () => {
     );
   }, 60_000);
 
-  it('HTTP - the same Idempotency-Key (any printable ASCII) returns the same workflow, and an unprintable one is a 400 naming the header', async () => {
+  it('HTTP - the same Idempotency-Key (any printable ASCII) returns the same workflow, with another request it is a 422, and an unprintable one is a 400 naming the header', async () => {
     await fc.assert(
       fc.asyncProperty(fc.stringMatching(/^[!-~]{1,256}$/), fc.stringMatching(/^[ -~]*[ \u0080-\u00ff][ -~]*$/), async (key, bad) => {
         const first = await send({ method: 'POST', url: '/v1/queries', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify({ query: 'what is an envelope' }), route: 'submit' }, 5000);
-        const again = await send({ method: 'POST', url: '/v1/queries', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify({ query: 'something else' }), route: 'submit' }, 5000);
+        const again = await send({ method: 'POST', url: '/v1/queries', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify({ query: 'what is an envelope' }), route: 'submit' }, 5000);
         check([200, 202].includes(first.status) && again.status === 200 && again.json.correlation_id === first.json.correlation_id, () => `key ${JSON.stringify(key)}: ${first.status} ${first.text} then ${again.status} ${again.text}`);
+        const other = await send({ method: 'POST', url: '/v1/queries', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify({ query: 'something else' }), route: 'submit' }, 5000);
+        check(other.status === 422 && other.json.errors?.[0]?.field === 'Idempotency-Key', () => `key ${JSON.stringify(key)} with another query: ${other.status} ${other.text}`);
         const trimmed = bad.trim();
         if (trimmed.length === 0 || /^[!-~]+$/.test(trimmed)) return; // fetch trims the value; nothing invalid is left
         const rejected = await send({ method: 'POST', url: '/v1/queries', headers: { 'content-type': 'application/json', 'idempotency-key': bad }, body: JSON.stringify({ query: 'x' }), route: 'submit' }, 5000);

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
-import { Bus, ChorusClient, NoRespondersError, RemoteError, RequestTimeoutError } from '@chorus/bus';
+import { Bus, ChorusClient, IdempotencyKeyReusedError, NoRespondersError, RemoteError, RequestTimeoutError } from '@chorus/bus';
 import { busOptionsFor, parseChorusConfig, type ChorusConfig } from '@chorus/config';
 import { DEFAULT_TENANT, InvalidEnvelopeError, isTerminalStatus, type WorkflowStatus, type WorkflowView } from '@chorus/envelope';
 import { createRootLogger } from '@chorus/observability';
@@ -71,6 +71,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   } catch (e) {
     if (e instanceof InvalidEnvelopeError) {
       io.stderr(`chorus: invalid query:\n${e.errors.map((f) => `  ${f.field}: ${f.messages.join('; ')}`).join('\n')}`);
+      return ExitCodes.Usage;
+    }
+    if (e instanceof IdempotencyKeyReusedError) {
+      io.stderr(`chorus: ${e.message}`);
       return ExitCodes.Usage;
     }
     if (e instanceof RemoteError && e.code === 'BAD_REQUEST') {

@@ -8,7 +8,7 @@ import {
   type ValidationError,
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { isTransient, NoRespondersError, NotRecordedYetError, RemoteError, RequestTimeoutError } from '@chorus/bus';
+import { IdempotencyKeyReusedError, isTransient, NoRespondersError, NotRecordedYetError, RemoteError, RequestTimeoutError } from '@chorus/bus';
 import { CORRELATION_ID_PATTERN, TENANT_ID_PATTERN, boundFieldErrors, flattenValidationErrors, InvalidEnvelopeError, type FieldError } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
 
@@ -95,6 +95,9 @@ export class HttpErrorFilter implements ExceptionFilter {
       body = errorBody(400, 'invalid request', exception.fields ? [...exception.fields] : [{ field: '$', messages: [exception.message] }]);
     } else if (exception instanceof RemoteError && exception.code === HUB_NOT_FOUND) {
       body = errorBody(404, exception.message);
+    } else if (exception instanceof IdempotencyKeyReusedError) {
+      // draft-ietf-httpapi-idempotency-key-header: a key reused with another request payload is a 422.
+      body = errorBody(422, exception.message, [{ field: 'Idempotency-Key', messages: [`used before for a request whose ${exception.fields.join(', ')} differ${exception.fields.length === 1 ? 's' : ''}`] }]);
     } else if (exception instanceof NotRecordedYetError) {
       res.setHeader('Retry-After', '1');
       body = errorBody(503, exception.message);

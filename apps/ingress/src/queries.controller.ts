@@ -39,6 +39,7 @@ export class QueriesController {
   @ApiResponse({ status: 200, description: 'With ?wait=true: the finished workflow; with a known Idempotency-Key: its id' })
   @ApiResponse({ status: 400, description: 'Every invalid field, in `errors`' })
   @ApiResponse({ status: 401, description: 'Missing or unknown API key' })
+  @ApiResponse({ status: 422, description: 'The Idempotency-Key named a workflow started with another request; `errors` says which fields differ' })
   @ApiResponse({ status: 504, description: 'With ?wait=true: not finished by its deadline' })
   @ApiBody({ type: SubmitQueryDto })
   async submit(

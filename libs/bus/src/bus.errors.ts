@@ -46,6 +46,21 @@ export class NotRecordedYetError extends ChorusError {
   }
 }
 
+/**
+ * An idempotency key used again for another request: the workflow it names was started with a
+ * different query (text, session, profiles, top_k or require_all). Nothing new starts.
+ */
+export class IdempotencyKeyReusedError extends ChorusError {
+  readonly code = 'IDEMPOTENCY_KEY_REUSED';
+  constructor(
+    readonly correlationId: string,
+    /** The payload fields that differ from the workflow's query. */
+    readonly fields: readonly string[],
+  ) {
+    super(`this idempotency key already named workflow ${correlationId}, started with another request (${fields.join(', ')} differ${fields.length === 1 ? 's' : ''}); use a new key for a new request`);
+  }
+}
+
 /** A request got no reply in time. */
 export class RequestTimeoutError extends ChorusError {
   readonly code = BusErrorCodes.Timeout;

@@ -17,7 +17,7 @@ import {
   type WorkflowView,
 } from '@chorus/envelope';
 import type { Bus } from './nats.bus';
-import { BusErrorCodes, NotRecordedYetError, RemoteError } from './bus.errors';
+import { BusErrorCodes, IdempotencyKeyReusedError, NotRecordedYetError, RemoteError } from './bus.errors';
 import { isTransient } from './transient-error';
 import { setTimerAt } from './long-timer';
 import { readWorkflowHistory } from './workflow.history';
@@ -116,7 +116,8 @@ export class ChorusClient {
   /**
    * With an idempotency key, a workflow the hub already knows is returned as it is (even after the
    * stream's duplicate window); otherwise the query is published, and a re-publish inside the
-   * window is dropped by the stream.
+   * window is dropped by the stream. Either way, a key whose workflow was started with another
+   * request is refused ({@link IdempotencyKeyReusedError}).
    */
   private async publishQuery(request: SubmitQuery, options: SubmitOptions, watch = false) {
     const envelope = this.createQueryEnvelope(request, options);
@@ -129,6 +130,7 @@ export class ChorusClient {
     if (options.idempotencyKey !== undefined) {
       const existing = await this.workflow(envelope.correlation_id, envelope.tenant_id);
       if (existing) {
+        await this.checkSameQuery(envelope);
         const submitted = { ...submittedAs(true), deadline: existing.deadline };
         options.onSubmitted?.(submitted);
         return { submitted, terminal: undefined };
@@ -137,6 +139,7 @@ export class ChorusClient {
     const terminal = watch ? this.waitForTerminal(envelope.tenant_id, envelope.correlation_id, new Date(envelope.deadline)) : undefined;
     try {
       const ack = await this.bus.publish(envelope);
+      if (ack.duplicate && options.idempotencyKey !== undefined) await this.checkSameQuery(envelope);
       const submitted = submittedAs(ack.duplicate);
       options.onSubmitted?.(submitted);
       return { submitted, terminal };
@@ -144,6 +147,24 @@ export class ChorusClient {
       terminal?.cancel();
       throw e;
     }
+  }
+
+  /**
+   * Refuses a query whose workflow (named by its idempotency key) was started with another one: the
+   * stored query envelope's payload is compared field by field (the deadline is not: it is relative
+   * to each submission). When the stream no longer holds it (past its retention), nothing can be
+   * compared and the workflow is returned as it is.
+   */
+  private async checkSameQuery(envelope: Envelope<'query'>): Promise<void> {
+    const subject = workflowSubject(envelope.tenant_id, 'query', envelope.correlation_id);
+    const stored = await this.bus.lastStored(subject);
+    const parsed = stored ? parseEnvelope(stored, { subject }) : undefined;
+    if (!parsed?.ok) return;
+    const before = parsed.value.payload as QueryPayload;
+    const now = envelope.payload;
+    const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+    const fields = (['query', 'session_id', 'profiles', 'top_k', 'require_all'] as const).filter((f) => !same(before[f], now[f]));
+    if (fields.length > 0) throw new IdempotencyKeyReusedError(envelope.correlation_id, fields);
   }
 
   /**

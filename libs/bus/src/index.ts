@@ -1,4 +1,4 @@
-export { BusErrorCodes, NatsUnreachableError, NoJetStreamError, NoRespondersError, NotRecordedYetError, RemoteError, RequestTimeoutError } from './bus.errors';
+export { BusErrorCodes, IdempotencyKeyReusedError, NatsUnreachableError, NoJetStreamError, NoRespondersError, NotRecordedYetError, RemoteError, RequestTimeoutError } from './bus.errors';
 export { defaultBusOptions, defaultConsumerOptions, type BusOptions, type ConsumerOptions } from './bus.options';
 export { ChorusClient, type ChorusClientOptions, type SubmitOptions, type SubmitQuery, type Submitted } from './chorus.client';
 export { DEAD_LETTER_REASONS, MAX_DEAD_LETTER_DATA_BYTES, createDeadLetter, deadLetterLimit, publishDeadLetter, type DeadLetter, type DeadLetterReason } from './dead-letter';

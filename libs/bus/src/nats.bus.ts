@@ -7,6 +7,7 @@ import {
   type JetStreamClient,
   type JetStreamManager,
   type PubAck,
+  type StoredMsg,
   type StreamConfig,
 } from '@nats-io/jetstream';
 import { connect, headers as natsHeaders, nanos, type NatsConnection } from '@nats-io/transport-node';
@@ -200,11 +201,19 @@ export class Bus {
     await this.js.publish(subject, encoder.encode(JSON.stringify(notice)));
   }
 
+  /** The body of the last message stored on `subject` in the workflow stream, or null if there is none. */
+  async lastStored(subject: string): Promise<Uint8Array | null> {
+    return (await this.lastStoredMessage(subject))?.data ?? null;
+  }
+
   /** When the last message on `subject` was stored in the workflow stream, or null if none was. */
   async lastStoredAt(subject: string): Promise<Date | null> {
+    return (await this.lastStoredMessage(subject))?.time ?? null;
+  }
+
+  private async lastStoredMessage(subject: string): Promise<StoredMsg | null> {
     try {
-      const m = await this.jsm.streams.getMessage(this.options.workflowStream, { last_by_subj: subject });
-      return m ? m.time : null;
+      return (await this.jsm.streams.getMessage(this.options.workflowStream, { last_by_subj: subject })) ?? null;
     } catch (e) {
       if (/no message found|not found/i.test(String((e as Error).message))) return null;
       throw e;
