@@ -85,8 +85,15 @@ describe('front door: events, idempotency, agents', () => {
     // The same key with another request is refused, naming what differs; the deadline may differ.
     const other = await postJson(`${f.url}/v1/queries`, { query: 'what is a different query', top_k: 3 }, headers);
     expect({ status: other.status, errors: other.body.errors }).toEqual({ status: 422, errors: [{ field: 'Idempotency-Key', messages: ['used before for a request whose query, top_k differ'] }] });
-    const later = await postJson(`${f.url}/v1/queries`, { query: 'what is an idempotency key', deadline_ms: 20_000 }, headers);
+    const later = await postJson(`${f.url}/v1/queries`, { query: 'what is an idempotency key', deadline_ms: 20_000, profiles: [] }, headers);
     expect(later.status).toBe(200);
+    // What the request leaves out is not a difference: top_k takes each process's default; the profiles are a set.
+    const set = { 'idempotency-key': `test-key-set-${Date.now()}` };
+    expect((await postJson(`${f.url}/v1/queries`, { query: 'what is a set', profiles: ['bm25', 'trigram'], top_k: 3 }, set)).status).toBe(202);
+    expect((await postJson(`${f.url}/v1/queries`, { query: 'what is a set', profiles: ['trigram', 'bm25'] }, set)).status).toBe(200);
+    expect((await postJson(`${f.url}/v1/queries`, { query: 'what is a set', profiles: ['bm25'], top_k: 4 }, set)).body.errors).toEqual([
+      { field: 'Idempotency-Key', messages: ['used before for a request whose profiles, top_k differ'] },
+    ]);
     // A key reused at once, before the hub has recorded its workflow (the stream drops the publish), is checked too.
     const fresh = { 'idempotency-key': `test-key-fresh-${Date.now()}` };
     const [a, b] = await Promise.all([
@@ -94,6 +101,10 @@ describe('front door: events, idempotency, agents', () => {
       postJson(`${f.url}/v1/queries`, { query: 'what is another race' }, fresh),
     ]);
     expect([a.status, b.status].sort()).toEqual([202, 422]);
+    // The refused one is not counted as a duplicate of the workflow (a notice would have been sent before the 422).
+    const accepted = (a.status === 202 ? a : b).body.correlation_id as string;
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await getJson(`${f.url}/v1/workflows/${accepted}`)).body.duplicates_dropped).toBe(0);
   });
 
   it('GET /v1/agents - discovered agents and profiles with instances, health and latency', async () => {

@@ -127,10 +127,13 @@ export class ChorusClient {
       deadline: envelope.deadline,
       duplicate,
     });
-    if (options.idempotencyKey !== undefined) {
+    const keyed = options.idempotencyKey !== undefined;
+    if (keyed) {
       const existing = await this.workflow(envelope.correlation_id, envelope.tenant_id);
+      // Checked whether or not the hub still knows the workflow: it forgets workflows long before
+      // the stream drops their envelopes.
+      await this.checkSameQuery(envelope, request);
       if (existing) {
-        await this.checkSameQuery(envelope);
         const submitted = { ...submittedAs(true), deadline: existing.deadline };
         options.onSubmitted?.(submitted);
         return { submitted, terminal: undefined };
@@ -138,8 +141,13 @@ export class ChorusClient {
     }
     const terminal = watch ? this.waitForTerminal(envelope.tenant_id, envelope.correlation_id, new Date(envelope.deadline)) : undefined;
     try {
-      const ack = await this.bus.publish(envelope);
-      if (ack.duplicate && options.idempotencyKey !== undefined) await this.checkSameQuery(envelope);
+      // A keyed query the stream drops is checked (another submission with the key may have been
+      // stored since the check above) before the hub is told of a duplicate: a refused one is none.
+      const ack = await this.bus.publish(envelope, { reportDuplicate: !keyed });
+      if (ack.duplicate && keyed) {
+        await this.checkSameQuery(envelope, request);
+        await this.bus.reportDuplicate(envelope, ack);
+      }
       const submitted = submittedAs(ack.duplicate);
       options.onSubmitted?.(submitted);
       return { submitted, terminal };
@@ -150,20 +158,29 @@ export class ChorusClient {
   }
 
   /**
-   * Refuses a query whose workflow (named by its idempotency key) was started with another one: the
-   * stored query envelope's payload is compared field by field (the deadline is not: it is relative
-   * to each submission). When the stream no longer holds it (past its retention), nothing can be
-   * compared and the workflow is returned as it is.
+   * Refuses a keyed query when the stream holds another query for the key's workflow: the stored
+   * payload is compared with this request's, field by field, as far as the request says something
+   * (`top_k` left out takes each process's default, so it is compared only when given; `profiles`
+   * empty or left out both let the planner choose, and their order does not matter; `deadline_ms`
+   * is relative to each submission and never compared). When the stream no longer holds the query
+   * (past its retention), or it cannot be read, nothing can be compared and the request goes on as
+   * before: the check guards against mistakes, it is not a lock.
    */
-  private async checkSameQuery(envelope: Envelope<'query'>): Promise<void> {
+  private async checkSameQuery(envelope: Envelope<'query'>, request: SubmitQuery): Promise<void> {
     const subject = workflowSubject(envelope.tenant_id, 'query', envelope.correlation_id);
-    const stored = await this.bus.lastStored(subject);
+    const stored = await this.bus.lastStored(subject).catch(() => null);
     const parsed = stored ? parseEnvelope(stored, { subject }) : undefined;
     if (!parsed?.ok) return;
     const before = parsed.value.payload as QueryPayload;
     const now = envelope.payload;
-    const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
-    const fields = (['query', 'session_id', 'profiles', 'top_k', 'require_all'] as const).filter((f) => !same(before[f], now[f]));
+    const profiles = (p: string[] | null | undefined) => (p && p.length > 0 ? [...p].sort().join(',') : null);
+    const fields = [
+      before.query !== now.query && 'query',
+      (before.session_id ?? null) !== (now.session_id ?? null) && 'session_id',
+      profiles(before.profiles) !== profiles(now.profiles) && 'profiles',
+      request.top_k !== undefined && before.top_k !== now.top_k && 'top_k',
+      (before.require_all ?? false) !== (now.require_all ?? false) && 'require_all',
+    ].filter((f): f is string => typeof f === 'string');
     if (fields.length > 0) throw new IdempotencyKeyReusedError(envelope.correlation_id, fields);
   }
 

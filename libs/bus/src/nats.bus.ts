@@ -38,7 +38,9 @@ export interface PublishOptions {
   part?: string;
   /**
    * Report a publish the stream dropped as a duplicate to the hub (default true). The hub turns
-   * this off for its own status updates, which it re-publishes on purpose after a restart.
+   * this off for its own status updates, which it re-publishes on purpose after a restart; a client
+   * with an idempotency key reports it itself ({@link Bus.reportDuplicate}) once it has checked the
+   * request is the same.
    */
   reportDuplicate?: boolean;
 }
@@ -177,15 +179,14 @@ export class Bus {
     }
     // After a retry, the stream may hold this very publish from an attempt whose ack was lost.
     if (retried && ack.duplicate) return { seq: ack.seq, duplicate: false, idempotencyKey: key };
-    if (ack.duplicate && options.reportDuplicate !== false) {
-      this.metrics.duplicatesReported.inc();
-      await this.reportDuplicate(envelope, key, ack.seq);
-    }
-    return { seq: ack.seq, duplicate: ack.duplicate, idempotencyKey: key };
+    const result = { seq: ack.seq, duplicate: ack.duplicate, idempotencyKey: key };
+    if (ack.duplicate && options.reportDuplicate !== false) await this.reportDuplicate(envelope, result);
+    return result;
   }
 
   /** The stream dropped a re-publish silently; tell the hub, which counts duplicates per workflow. */
-  private async reportDuplicate(envelope: Envelope, key: string, storedSeq: number): Promise<void> {
+  async reportDuplicate(envelope: Envelope, { idempotencyKey: key, seq: storedSeq }: PublishResult): Promise<void> {
+    this.metrics.duplicatesReported.inc();
     const notice: DuplicateNotice = {
       idempotency_key: key,
       correlation_id: envelope.correlation_id,
