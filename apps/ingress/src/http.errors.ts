@@ -97,7 +97,7 @@ export class HttpErrorFilter implements ExceptionFilter {
       body = errorBody(404, exception.message);
     } else if (exception instanceof IdempotencyKeyReusedError) {
       // draft-ietf-httpapi-idempotency-key-header: a key reused with another request payload is a 422.
-      body = errorBody(422, exception.message, [{ field: 'Idempotency-Key', messages: [`used before for a request whose ${exception.fields.join(', ')} differ${exception.fields.length === 1 ? 's' : ''}`] }]);
+      body = errorBody(422, exception.message, [{ field: 'Idempotency-Key', messages: [`used before for a request whose ${exception.differing}`] }]);
     } else if (exception instanceof NotRecordedYetError) {
       res.setHeader('Retry-After', '1');
       body = errorBody(503, exception.message);

@@ -46,6 +46,8 @@ export class NotRecordedYetError extends ChorusError {
   }
 }
 
+const differ = (fields: readonly string[]) => `${fields.join(', ')} differ${fields.length === 1 ? 's' : ''}`;
+
 /**
  * An idempotency key used again for another request: the workflow it names was started with a
  * different query (text, session, profiles, top_k or require_all). Nothing new starts.
@@ -57,7 +59,12 @@ export class IdempotencyKeyReusedError extends ChorusError {
     /** The payload fields that differ from the workflow's query. */
     readonly fields: readonly string[],
   ) {
-    super(`this idempotency key already named workflow ${correlationId}, started with another request (${fields.join(', ')} differ${fields.length === 1 ? 's' : ''}); use a new key for a new request`);
+    super(`this idempotency key already named workflow ${correlationId}, started with another request (${differ(fields)}); use a new key for a new request`);
+  }
+
+  /** What differs, as a phrase: "query, top_k differ". */
+  get differing(): string {
+    return differ(this.fields);
   }
 }
 

@@ -2,7 +2,7 @@ import { Svcm, type ServiceClient, type ServiceInfo, type ServiceStats } from '@
 import type { Logger } from '@chorus/observability';
 import type { Bus } from './nats.bus';
 import { isNoResponders } from './request-reply';
-import { pingInstance } from './srv.ping';
+import { afterPing, pingInstance } from './srv.ping';
 
 /** Metadata every Chorus profile service carries, so discovery ignores other NATS services. */
 export const PROFILE_METADATA_KEY = 'chorus_profile';
@@ -181,14 +181,10 @@ export class ProfileRegistry {
     for (const entry of found.values()) for (const i of entry.instances) this.silent.delete(i.id);
     const outcomes = await Promise.all(missing.map(({ entry, instance }) => pingInstance(this.bus, entry.name, instance.id, this.options.confirmMs)));
     missing.forEach(({ entry, instance }, i) => {
-      const silent = outcomes[i] === 'silent' ? (this.silent.get(instance.id) ?? 0) + 1 : 0;
-      if (outcomes[i] === 'gone' || silent >= 2) {
-        this.silent.delete(instance.id);
-        return;
-      }
-      if (silent > 0) this.silent.set(instance.id, silent);
-      else this.silent.delete(instance.id);
-      keep(entry, instance);
+      const silent = afterPing(outcomes[i], this.silent.get(instance.id) ?? 0);
+      if (silent === 'drop' || silent === 0) this.silent.delete(instance.id);
+      else this.silent.set(instance.id, silent);
+      if (silent !== 'drop') keep(entry, instance);
     });
     if (this.closed) return;
     // Announced while this refresh ran: confirmed by the next one.

@@ -113,12 +113,13 @@ export async function requestReply<T>(bus: Bus, subject: string, body: unknown, 
   return reply.data;
 }
 
-/** Maps the client's request errors onto Chorus errors (both are retryable). */
 /** True when NATS answered a request with "no responders": nobody subscribes to its subject. */
 export function isNoResponders(e: unknown): boolean {
   const cause = e instanceof RequestError && e.cause ? e.cause : e;
   return cause instanceof NatsNoResponders || (e instanceof RequestError && e.isNoResponders());
 }
+
+/** Maps the client's request errors onto Chorus errors (both are retryable). */
 
 export function toRequestError(e: unknown, subject: string, timeoutMs: number): Error {
   if (isNoResponders(e)) return new NoRespondersError(subject);

@@ -3,7 +3,7 @@ import type { Logger } from '@chorus/observability';
 import type { Bus } from './nats.bus';
 import { PROFILE_METADATA_KEY } from './profile.registry';
 import { isNoResponders } from './request-reply';
-import { pingInstance } from './srv.ping';
+import { afterPing, pingInstance } from './srv.ping';
 
 /** Metadata of the NATS service every agent process registers, so it can be discovered and pinged. */
 export const AGENT_METADATA_KEY = 'chorus_agent';
@@ -58,9 +58,6 @@ interface KnownInstance {
   silent: number;
 }
 
-/** A known instance that stays silent this many rounds in a row is dropped (hung), as ProfileRegistry does. */
-const SILENT_ROUNDS = 2;
-
 export interface ServiceDirectoryOptions {
   /** How long a known instance that missed a discovery round gets to answer its own ping. */
   confirmTimeoutMs: number;
@@ -107,11 +104,12 @@ export class ServiceDirectory {
     const outcomes = await Promise.all(missed.map((k) => pingInstance(this.bus, k.service.service, k.instance.id, this.options.confirmTimeoutMs)));
     const byKey = new Map(found.map((s) => [`${s.kind}:${s.name}`, s]));
     missed.forEach((k, i) => {
-      k.silent = outcomes[i] === 'silent' ? k.silent + 1 : 0;
-      if (outcomes[i] === 'gone' || k.silent >= SILENT_ROUNDS) {
+      const silent = afterPing(outcomes[i], k.silent);
+      if (silent === 'drop') {
         this.known.delete(k.instance.id);
         return;
       }
+      k.silent = silent;
       const key = `${k.service.kind}:${k.service.name}`;
       const entry = byKey.get(key) ?? { ...k.service, instances: [] };
       entry.instances.push(k.instance);
