@@ -75,6 +75,28 @@ describe('JetStreamConsumer', () => {
     outputs.stop();
   });
 
+  it('JetStreamConsumer - the handler signal aborts at the deadline, whether the handler looks at it before or after', async () => {
+    const seen = new Map<string, { aborted: boolean; reason: string }>();
+    const consumer = new JetStreamConsumer(bus, 'query', defaultConsumerOptions('deadline-signal'), async (env, ctx) => {
+      if (env.correlation_id === 'wf-signal-early') {
+        const signal = ctx.signal;
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      } else {
+        // Not touched until after the deadline has passed.
+        await new Promise((r) => setTimeout(r, 1200));
+      }
+      seen.set(env.correlation_id, { aborted: ctx.signal.aborted, reason: String((ctx.signal.reason as Error)?.message) });
+      return undefined;
+    }, log);
+    await consumer.start();
+    for (const id of ['wf-signal-early', 'wf-signal-late']) {
+      await bus.publish({ ...queryEnvelope(id), deadline: new Date(Date.now() + 600).toISOString() });
+    }
+    await waitFor(() => seen.size === 2, { timeoutMs: 10_000, what: 'both handlers done' });
+    for (const id of ['wf-signal-early', 'wf-signal-late']) expect(seen.get(id)).toEqual({ aborted: true, reason: 'workflow deadline passed' });
+    await consumer.stop();
+  });
+
   it('JetStreamConsumer - a redelivery of a message still being handled (ack_wait missed while busy) is not handled again', async () => {
     let calls = 0;
     let handled = 0;

@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
-import { v7 as uuidv7 } from 'uuid';
 import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE, SESSION_ID_PATTERN } from './patterns';
+import { newUuidV7 } from './random-ids';
 
 /** How the edge mints a correlation id for a new workflow. */
 export type CorrelationStrategy = 'uuidv7' | 'session';
@@ -23,7 +23,7 @@ export interface CorrelationIdOptions {
 }
 
 export function newMessageId(): string {
-  return uuidv7();
+  return newUuidV7();
 }
 
 /**
@@ -33,7 +33,7 @@ export function newMessageId(): string {
  * to uuidv7.
  */
 export function createCorrelationId(input: CorrelationIdInput, options: CorrelationIdOptions): string {
-  if (options.strategy === 'uuidv7' || !input.session_id) return uuidv7();
+  if (options.strategy === 'uuidv7' || !input.session_id) return newUuidV7();
   if (!SESSION_ID_PATTERN.test(input.session_id)) {
     throw new RangeError(`session_id must match ${SESSION_ID_PATTERN.source}`);
   }

@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { TRACEPARENT_PATTERN } from './patterns';
+import { randomHex } from './random-ids';
 
 /** A W3C trace context: one trace id for the workflow, a new span id per hop. */
 export interface TraceContext {
@@ -21,8 +21,8 @@ export function toTraceparent(ctx: TraceContext): string {
 
 /** A new root span, or a child of `parent` (same trace id, new span id). */
 export function createTraceparent(parent?: string | null): string {
-  const spanId = randomBytes(8).toString('hex');
+  const spanId = randomHex(8);
   const parsed = parseTraceparent(parent);
   if (parsed) return toTraceparent({ ...parsed, spanId });
-  return toTraceparent({ traceId: randomBytes(16).toString('hex'), spanId, sampled: true });
+  return toTraceparent({ traceId: randomHex(16), spanId, sampled: true });
 }
