@@ -372,8 +372,20 @@ whose speed varied from run to run (2026-12-01, 05:30 UTC); the means:
 The gain is where many writes share a turn: the all-in-one process under load. At c=1 there is little to gather in a turn, and
 the figures do not move beyond the noise. Socket writes fell to 4.5 % of the all-in-one process's samples at c=64.
 
-What the profile still shows: garbage collection (the largest item now, most of it the hub's), envelope parsing, JSON
-work on the profiles' replies, and \`crypto.getRandomValues\` for every message id (uuid v7). At concurrency 1, the section "Where a workflow's time
+The fifth round took two per-message costs that were larger than they look: every message id (uuid 14's v7 calls
+\`crypto.getRandomValues\` for each) and every trace and span id (\`randomBytes\`) was its own call into the CSPRNG, 5 to 6 µs
+each here (more than parsing a 1 KB envelope), and every handled envelope made an \`AbortSignal\` (an \`EventTarget\`, about
+5 µs) that only the search handler reads. Together 3.1 % and 0.9 % of the all-in-one process's samples at c=64. Ids now draw
+from a 4 KiB pool of CSPRNG bytes (\`libs/envelope/src/random-ids.ts\`, keeping uuid's rule that one process's ids sort in the
+order they were minted), and a handler's signal is made on first use: 0.1 % and 0.2 % after (6858773). That is about 4 % of
+the process's busy time, less than this machine's run-to-run noise: four alternating runs of each build (2026-12-01, 10:15
+UTC) gave c=64 307, 288, 292, 268 wf/s before (aaf8886) and 307, 305, 306, 244 after, c=1 p50 6.73 to 7.29 ms before and 6.66
+to 8.85 after; no end-to-end change can be claimed from them. Also tried and not kept, each in alternating runs: corking every
+write until the turn ends (no first write at once), and a larger young generation (\`--max-semi-space-size\` 32 and 64 MB,
+against garbage collection); neither moved a figure beyond the noise.
+
+What the profile still shows: garbage collection (the largest item now, most of it the hub's), envelope parsing and
+validation (each envelope is parsed by its agent and by the hub), socket writes, and JSON work on the profiles' replies. At concurrency 1, the section "Where a workflow's time
 goes" above shows the rest: the search hop (two profile requests in parallel, then one for the documents' texts) and the
 intent hop (the vocabulary request) are the longest; every hop pays a JetStream publish and its acknowledgement.
 
