@@ -110,13 +110,13 @@ async function main(): Promise<void> {
   const load: LoadOptions & { levels: number[] } = {
     levels: (opts.concurrency || '1,16,64,256').split(',').map(Number),
     concurrency: 0,
-    warmupMs: Number(opts.warmup || (quick ? 0.4 : 2)) * 1000,
+    warmupMs: Number(opts.warmup || (quick ? 0.25 : 2)) * 1000,
     maxWarmupMs: quick ? 3000 : 30_000,
-    durationMs: Number(opts.duration || (quick ? 1.2 : 10)) * 1000,
+    durationMs: Number(opts.duration || (quick ? 0.8 : 10)) * 1000,
     minSamples: quick ? 30 : 300,
     maxDurationMs: quick ? 4000 : 30_000,
   };
-  const hubCheckpoints = (opts['hub-checkpoints'] || (quick ? '500,1000,1500' : '10000,25000,50000,100000,150000,200000')).split(',').map(Number);
+  const hubCheckpoints = (opts['hub-checkpoints'] || (quick ? '300,600,900' : '10000,25000,50000,100000,150000,200000')).split(',').map(Number);
 
   const results: BenchResults = {
     date: new Date().toISOString(),
@@ -155,7 +155,7 @@ async function main(): Promise<void> {
     const def = SYSTEMS[id];
     phase = `the ${def.label} measurement`;
     console.log(`\n== ${def.label}: ${def.summary}`);
-    results.systems.push(await measureSystem(def, load, envelopeSamples));
+    results.systems.push(await measureSystem(def, load, envelopeSamples, quick ? QUICK_HOP_SAMPLES : HOP_SAMPLES));
     save();
   }
 
@@ -219,8 +219,10 @@ async function main(): Promise<void> {
 
 /** Workflows, one at a time, timed envelope by envelope for the hop breakdown, after as many to warm up (a few seconds). */
 const HOP_SAMPLES = 300;
+/** The same in a quick run, which is meant to take about a minute: enough for medians, not for the page. */
+const QUICK_HOP_SAMPLES = 60;
 
-async function measureSystem(def: SystemDefinition, load: LoadOptions & { levels: number[] }, envelopeSamples: WireEnvelope[]): Promise<SystemResult> {
+async function measureSystem(def: SystemDefinition, load: LoadOptions & { levels: number[] }, envelopeSamples: WireEnvelope[], hopSamples: number): Promise<SystemResult> {
   const result: SystemResult = { id: def.id, label: def.label, summary: def.summary, startupSeconds: NaN, levels: [], notes: [] };
   const t0 = Date.now();
   let system: SystemUnderTest | undefined;
@@ -231,7 +233,7 @@ async function measureSystem(def: SystemDefinition, load: LoadOptions & { levels
     if (def.id.startsWith('chorus-')) {
       // A breakdown that cannot be taken is a note, not a reason to lose the system's measurements.
       try {
-        const sample = await (system as ChorusSystem).sampleHops(HOP_SAMPLES, HOP_SAMPLES);
+        const sample = await (system as ChorusSystem).sampleHops(hopSamples, hopSamples);
         result.hops = sample.hops;
         if (sample.failed > 0) result.notes.push(`hop breakdown: ${sample.failed} of ${sample.failed + sample.workflows} workflows failed and were left out`);
         for (const h of result.hops) console.log(`  hop p50 ${h.p50Ms.toFixed(2).padStart(6)} ms  p90 ${h.p90Ms.toFixed(2).padStart(6)} ms  ${h.from} -> ${h.to}`);

@@ -295,7 +295,8 @@ baselines show what the transport and the frameworks cost; the gap to them is wh
   benchmark on first use): Moleculer 0.14.36 is the newest line that supports Node 20 (0.15 declares Node ≥ 22), its optional
   peer \`pino\` ≤ 9 conflicts with Chorus's pino 10, and its NATS transporter needs the legacy \`nats\` 2.x client, which Chorus
   itself does not use. It serves this benchmark only.
-- **Quick runs** (\`--quick\`) measure each level for about a second and the hub's memory over a few thousand workflows:
+- **Quick runs** (\`--quick\`) measure each level for under a second, time 60 workflows for the hop breakdown and the hub's memory up to 900 workflows,
+  about a minute in all (70 s here):
   good for a smoke check and a first look, not for the targets.
 
 ## Profiling: what was removed, before and after
@@ -393,7 +394,7 @@ intent hop (the vocabulary request) are the longest; every hop pays a JetStream 
 
 \`\`\`sh
 npm run bench                                        # everything; writes this page and the chart
-npm run bench -- --quick                             # about a minute or two (add --write to update this page)
+npm run bench -- --quick                             # about a minute (add --write to update this page)
 npm run bench -- --only chorus-aio --concurrency 64  # one system, one level (writes only artifacts/bench/*.json)
 npm run bench -- --only floor-js,chorus-aio --duration 20
 npm run bench -- --only rrf,envelope                 # the microbenchmarks
