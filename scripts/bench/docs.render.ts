@@ -383,7 +383,13 @@ the process's busy time, less than this machine's run-to-run noise: four alterna
 UTC) gave c=64 307, 288, 292, 268 wf/s before (aaf8886) and 307, 305, 306, 244 after, c=1 p50 6.73 to 7.29 ms before and 6.66
 to 8.85 after; no end-to-end change can be claimed from them. Also tried and not kept, each in alternating runs: corking every
 write until the turn ends (no first write at once), and a larger young generation (\`--max-semi-space-size\` 32 and 64 MB,
-against garbage collection); neither moved a figure beyond the noise.
+against garbage collection); neither moved a figure beyond the noise. Nor did running the hub and the profiles each on a
+worker thread of the all-in-one process (their own event loop and NATS connection, their metrics merged into the process's
+\`/metrics\`), meant to put the idle second core to work: three alternating runs gave c=64 257, 316, 372 wf/s with threads
+against 297, 282, 256 without, but c=1 p50 8.3 to 10.9 ms against 6.1 to 9.7 and more CPU per workflow at c=1 (14 to 19 s
+per 1,000 against 10 to 15): on two cores the machine is already saturated at c=64 (the process, nats-server and the
+driver), and three busy threads of one process only add hand-overs. With more cores it may pay; one process per app (e) is
+the layout for that today.
 
 What the profile still shows: garbage collection (the largest item now, most of it the hub's), envelope parsing and
 validation (each envelope is parsed by its agent and by the hub), socket writes, and JSON work on the profiles' replies. At concurrency 1, the section "Where a workflow's time
