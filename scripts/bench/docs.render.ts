@@ -295,8 +295,8 @@ baselines show what the transport and the frameworks cost; the gap to them is wh
   benchmark on first use): Moleculer 0.14.36 is the newest line that supports Node 20 (0.15 declares Node ≥ 22), its optional
   peer \`pino\` ≤ 9 conflicts with Chorus's pino 10, and its NATS transporter needs the legacy \`nats\` 2.x client, which Chorus
   itself does not use. It serves this benchmark only.
-- **Quick runs** (\`--quick\`) measure each level for under a second, time 60 workflows for the hop breakdown and the hub's memory up to 900 workflows,
-  about a minute in all (70 s here):
+- **Quick runs** (\`--quick\`) measure each level for about a second, time 60 workflows for the hop breakdown and the hub's
+  memory up to 900 workflows: about a minute in all (70 s here, plus the build that \`npm run bench\` runs first);
   good for a smoke check and a first look, not for the targets.
 
 ## Profiling: what was removed, before and after
@@ -375,21 +375,22 @@ the figures do not move beyond the noise. Socket writes fell to 4.5 % of the all
 
 The fifth round took two per-message costs that were larger than they look: every message id (uuid 14's v7 calls
 \`crypto.getRandomValues\` for each) and every trace and span id (\`randomBytes\`) was its own call into the CSPRNG, 5 to 6 µs
-each here (more than parsing a 1 KB envelope), and every handled envelope made an \`AbortSignal\` (an \`EventTarget\`, about
-5 µs) that only the search handler reads. Together 3.1 % and 0.9 % of the all-in-one process's samples at c=64. Ids now draw
-from a 4 KiB pool of CSPRNG bytes (\`libs/envelope/src/random-ids.ts\`, keeping uuid's rule that one process's ids sort in the
+each here (several times a \`JSON.parse\` of a 1 KB envelope), and every handled envelope made an \`AbortSignal\` (an
+\`EventTarget\`, about 5 µs) that only the search handler reads. Together 3.1 % and 0.9 % of the all-in-one process's samples at c=64. Ids now draw
+from a 4 KiB pool of CSPRNG bytes (\`libs/envelope/src/random-ids.ts\`, keeping uuid's rule that one thread's ids sort in the
 order they were minted), and a handler's signal is made on first use: 0.1 % and 0.2 % after (6858773). That is about 4 % of
-the process's busy time, less than this machine's run-to-run noise: four alternating runs of each build (2026-12-01, 10:15
+the process's busy time, less than this machine's run-to-run noise: four alternating runs of each build (2026-12-01, 10:00
 UTC) gave c=64 307, 288, 292, 268 wf/s before (aaf8886) and 307, 305, 306, 244 after, c=1 p50 6.73 to 7.29 ms before and 6.66
 to 8.85 after; no end-to-end change can be claimed from them. Also tried and not kept, each in alternating runs: corking every
 write until the turn ends (no first write at once), and a larger young generation (\`--max-semi-space-size\` 32 and 64 MB,
-against garbage collection); neither moved a figure beyond the noise. Nor did running the hub and the profiles each on a
-worker thread of the all-in-one process (their own event loop and NATS connection, their metrics merged into the process's
-\`/metrics\`), meant to put the idle second core to work: three alternating runs gave c=64 257, 316, 372 wf/s with threads
-against 297, 282, 256 without, but c=1 p50 8.3 to 10.9 ms against 6.1 to 9.7 and more CPU per workflow at c=1 (14 to 19 s
-per 1,000 against 10 to 15): on two cores the machine is already saturated at c=64 (the process, nats-server and the
-driver), and three busy threads of one process only add hand-overs. With more cores it may pay; one process per app (e) is
-the layout for that today.
+against garbage collection); neither moved a figure beyond the noise. Nor, clearly, did running the hub and the profiles
+each on a worker thread of the all-in-one process (their own event loop and NATS connection, their metrics merged into the
+process's \`/metrics\`), so that the process could use both cores: three alternating runs gave c=64 257, 316, 372 wf/s
+with threads against 297, 282, 256 without (a mean of 315 against 278, inside the noise), and c=1 p50 8.3 to 10.9 ms
+against 6.1 to 9.7, CPU per 1,000 workflows at c=1 14 to 19 s against 10 to 15 (overlapping ranges, leaning worse). At
+c=1 one workflow's steps run one after another whatever thread runs them, so threads can only add hand-overs; at c=64 the
+two cores are shared with nats-server and the driver, which leaves the process little more than the one core it already
+had. It was not kept: with more cores it may pay, and one process per app (e) is the layout for that today.
 
 What the profile still shows: garbage collection (the largest item now, most of it the hub's), envelope parsing and
 validation (each envelope is parsed by its agent and by the hub), socket writes, and JSON work on the profiles' replies. At concurrency 1, the section "Where a workflow's time

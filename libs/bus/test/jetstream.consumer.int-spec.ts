@@ -85,19 +85,22 @@ describe('JetStreamConsumer', () => {
         await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
       } else {
         // Not touched until after the deadline has passed.
-        await new Promise((r) => setTimeout(r, 1200));
+        await new Promise((r) => setTimeout(r, 3000));
       }
       seen.set(env.correlation_id, { aborted: ctx.signal.aborted, reason: String((ctx.signal.reason as Error)?.message) });
       return undefined;
     }, log);
     await consumer.start();
-    for (const id of ['wf-signal-early', 'wf-signal-late']) {
-      await bus.publish({ ...queryEnvelope(id), deadline: new Date(Date.now() + 600).toISOString() });
+    try {
+      // Far enough ahead to be delivered before it (an expired envelope is skipped, not handled).
+      const deadline = new Date(Date.now() + 2000).toISOString();
+      for (const id of ['wf-signal-early', 'wf-signal-late']) await bus.publish({ ...queryEnvelope(id), deadline });
+      await waitFor(() => seen.size === 2, { timeoutMs: 15_000, what: 'both handlers done' });
+      for (const id of ['wf-signal-early', 'wf-signal-late']) expect(seen.get(id)).toEqual({ aborted: true, reason: 'workflow deadline passed' });
+    } finally {
+      await consumer.stop();
     }
-    await waitFor(() => seen.size === 2, { timeoutMs: 10_000, what: 'both handlers done' });
-    for (const id of ['wf-signal-early', 'wf-signal-late']) expect(seen.get(id)).toEqual({ aborted: true, reason: 'workflow deadline passed' });
-    await consumer.stop();
-  });
+  }, 30_000);
 
   it('JetStreamConsumer - a redelivery of a message still being handled (ack_wait missed while busy) is not handled again', async () => {
     let calls = 0;
