@@ -188,6 +188,23 @@ describe('A2A', () => {
     expect(unknown.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32005, message: expect.stringMatching(/UTF-8/) } });
   });
 
+  it('A2A - another HTTP method gets a 405 naming the one that works, in the endpoint error shape', async () => {
+    const auth = { authorization: `Bearer ${KEY}` };
+    const get = await fetch(`${f.url}/a2a`, { headers: auth });
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+    expect(await get.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/takes POST/) } });
+    const card = await fetch(`${f.url}/.well-known/agent-card.json`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(card.status).toBe(405);
+    expect(card.headers.get('allow')).toBe('GET, HEAD');
+    expect(await card.json()).toEqual({ statusCode: 405, error: 'Method Not Allowed', message: expect.stringMatching(/read with GET/) });
+    // What works still does: the card by GET (and HEAD), the endpoint by POST, OPTIONS as the routers answer it.
+    expect((await fetch(`${f.url}/.well-known/agent-card.json`, { method: 'HEAD' })).status).toBe(200);
+    const options = await fetch(`${f.url}/a2a`, { method: 'OPTIONS', headers: auth });
+    expect(options.status).toBe(200);
+    expect(options.headers.get('allow')).toMatch(/POST/);
+  });
+
   it('A2A - an error answer carries its request id even when the id is 0 or an empty string', async () => {
     for (const id of [0, '']) {
       // The 0.3 streaming method's "task not found" is raised before the stream starts.

@@ -6,6 +6,7 @@ import type { HttpException } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { ChorusClient, discoverServices, type Bus } from '@chorus/bus';
 import type { Logger } from '@chorus/observability';
+import { errorBody } from '../http.errors';
 import { ApiKeys, resolveTenant } from '../tenant.guard';
 import { A2AUser } from './a2a.user';
 import { ChorusExecutor } from './chorus.executor';
@@ -29,7 +30,11 @@ export function mountA2A(
   const store = new ChorusTaskStore(deps.client, deps.log);
   const executor = new ChorusExecutor(deps.bus, deps.client, deps.log, deps.watchGraceMs, store);
   const handler = new DefaultRequestHandler(cards.base(), store, executor);
-  app.use(AGENT_CARD_PATH, agentCardHandler({ agentCardProvider: () => cards.current(), cache: { maxAge: 5 }, legacyCompat: { enabled: true } }));
+  app.use(
+    AGENT_CARD_PATH,
+    agentCardHandler({ agentCardProvider: () => cards.current(), cache: { maxAge: 5 }, legacyCompat: { enabled: true } }),
+    methodNotAllowed('GET', () => errorBody(405, 'the agent card is read with GET')),
+  );
   app.use(
     A2A_PATH,
     (req: Request & { chorusUser?: A2AUser }, res: Response, next: NextFunction) => {
@@ -48,6 +53,11 @@ export function mountA2A(
       userBuilder: async (req) => (req as Request & { chorusUser: A2AUser }).chorusUser,
       legacyCompat: { enabled: true },
     }),
+    methodNotAllowed('POST', () => ({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: RpcErrorCodes.InvalidRequest, message: 'Invalid Request: the A2A JSON-RPC endpoint takes POST with a JSON body' },
+    })),
     a2aErrors(deps.log),
   );
 }
@@ -67,6 +77,22 @@ function echoFalsyIds(req: Request, res: Response, next: NextFunction): void {
     return json(body);
   };
   next();
+}
+
+/**
+ * What the SDK's routers pass on for another method (a browser's GET of `/a2a`, a POST of the
+ * card): a 405 naming the method that works, in the endpoint's own error shape, instead of the
+ * REST API's 404 `Cannot GET`. OPTIONS never gets here: the routers answer it with `Allow`.
+ */
+function methodNotAllowed(allowed: 'GET' | 'POST', body: () => unknown) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (req.method === allowed || (allowed === 'GET' && req.method === 'HEAD')) {
+      next();
+      return;
+    }
+    res.setHeader('Allow', allowed === 'GET' ? 'GET, HEAD' : allowed);
+    res.status(405).json(body());
+  };
 }
 
 function isRpcAnswer(body: unknown): body is { jsonrpc: '2.0'; id: unknown } {
