@@ -198,7 +198,7 @@ describe('A2A', () => {
     expect(card.status).toBe(405);
     expect(card.headers.get('allow')).toBe('GET, HEAD');
     expect(await card.json()).toEqual({ statusCode: 405, error: 'Method Not Allowed', message: expect.stringMatching(/read with GET/) });
-    // What works still does: the card by GET (and HEAD), the endpoint by POST, OPTIONS as the routers answer it.
+    // What works still does: the card by HEAD (GET above), OPTIONS as the routers answer it.
     expect((await fetch(`${f.url}/.well-known/agent-card.json`, { method: 'HEAD' })).status).toBe(200);
     const options = await fetch(`${f.url}/a2a`, { method: 'OPTIONS', headers: auth });
     expect(options.status).toBe(200);

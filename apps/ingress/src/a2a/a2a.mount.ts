@@ -33,7 +33,7 @@ export function mountA2A(
   app.use(
     AGENT_CARD_PATH,
     agentCardHandler({ agentCardProvider: () => cards.current(), cache: { maxAge: 5 }, legacyCompat: { enabled: true } }),
-    methodNotAllowed('GET', () => errorBody(405, 'the agent card is read with GET')),
+    methodNotAllowed(['GET', 'HEAD'], errorBody(405, 'the agent card is read with GET')),
   );
   app.use(
     A2A_PATH,
@@ -44,7 +44,7 @@ export function mountA2A(
         next();
       } catch (e) {
         const status = (e as HttpException).getStatus?.() ?? 401;
-        res.status(status).json({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `Unauthorized: ${(e as Error).message}` } });
+        res.status(status).json(rpcError(-32000, `Unauthorized: ${(e as Error).message}`));
       }
     },
     echoFalsyIds,
@@ -53,11 +53,7 @@ export function mountA2A(
       userBuilder: async (req) => (req as Request & { chorusUser: A2AUser }).chorusUser,
       legacyCompat: { enabled: true },
     }),
-    methodNotAllowed('POST', () => ({
-      jsonrpc: '2.0',
-      id: null,
-      error: { code: RpcErrorCodes.InvalidRequest, message: 'Invalid Request: the A2A JSON-RPC endpoint takes POST with a JSON body' },
-    })),
+    methodNotAllowed(['POST'], rpcError(RpcErrorCodes.InvalidRequest, 'Invalid Request: the A2A JSON-RPC endpoint takes POST with a JSON body')),
     a2aErrors(deps.log),
   );
 }
@@ -84,15 +80,20 @@ function echoFalsyIds(req: Request, res: Response, next: NextFunction): void {
  * card): a 405 naming the method that works, in the endpoint's own error shape, instead of the
  * REST API's 404 `Cannot GET`. OPTIONS never gets here: the routers answer it with `Allow`.
  */
-function methodNotAllowed(allowed: 'GET' | 'POST', body: () => unknown) {
+function methodNotAllowed(allowed: readonly string[], body: unknown) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    if (req.method === allowed || (allowed === 'GET' && req.method === 'HEAD')) {
+    if (allowed.includes(req.method)) {
       next();
       return;
     }
-    res.setHeader('Allow', allowed === 'GET' ? 'GET, HEAD' : allowed);
-    res.status(405).json(body());
+    res.setHeader('Allow', allowed.join(', '));
+    res.status(405).json(body);
   };
+}
+
+/** A JSON-RPC error answer to a request whose id is unknown here (refused before it was read). */
+function rpcError(code: number, message: string) {
+  return { jsonrpc: '2.0' as const, id: null, error: { code, message } };
 }
 
 function isRpcAnswer(body: unknown): body is { jsonrpc: '2.0'; id: unknown } {
@@ -128,7 +129,7 @@ function a2aErrors(log: Logger) {
       log.error({ err }, 'A2A request failed');
       error = { code: RpcErrorCodes.InternalError, message: 'Internal error' };
     }
-    res.status(error.code === RpcErrorCodes.InternalError ? 500 : 200).json({ jsonrpc: '2.0', id: null, error });
+    res.status(error.code === RpcErrorCodes.InternalError ? 500 : 200).json(rpcError(error.code, error.message));
   };
 }
 
