@@ -112,6 +112,33 @@ describe('chorus CLI, end to end', () => {
     expect((await getJson(`${f.url}/v1/workflows/${id}`)).body.status).toBe('cancelled');
   });
 
+  it('chorus retry - runs a failed workflow again as a new one that names it; a completed one has nothing to retry', async () => {
+    const failed = await chorus(f, 'query', 'profile:nosuch what is an envelope', '--wait', '--json');
+    expect(failed.code).toBe(1);
+    const id = JSON.parse(failed.stdout).correlation_id as string;
+    expect(JSON.parse(failed.stdout).errors[0].error_type).toBe('UNKNOWN_PROFILE');
+
+    // The same request again, so the same failure; what matters here is that it ran, linked.
+    const retry = await chorus(f, 'retry', id, '--wait');
+    expect(retry.code).toBe(1);
+    const retryId = /^correlation_id: (rt_[0-9a-f]{32})$/m.exec(retry.stdout)?.[1];
+    expect(retryId).toEqual(expect.any(String));
+    expect(retry.stdout).toMatch(new RegExp(`^retry of ${id}$`, 'm'));
+    expect(retry.stdout).toMatch(/^status: failed in \d+ ms$/m);
+    expect(retry.stdout).toMatch(new RegExp(`^retry of: ${id}$`, 'm'));
+    expect(retry.stdout).toMatch(/\[UNKNOWN_PROFILE\] no profile nosuch/);
+    expect(JSON.parse((await chorus(f, 'status', id, '--json')).stdout).retried_as).toBe(retryId);
+
+    const again = await chorus(f, 'retry', id, '--json');
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual(expect.objectContaining({ correlation_id: retryId, retry_of: id, duplicate: true }));
+
+    const done = await chorus(f, 'query', 'what is an envelope', '--wait', '--json');
+    const nothing = await chorus(f, 'retry', JSON.parse(done.stdout).correlation_id);
+    expect({ code: nothing.code, stdout: nothing.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(nothing.stderr).toMatch(/completed with every lens it planned: there is nothing to retry/);
+  });
+
   it('chorus bench - runs the benchmark script with its own options (here its help), needing no running Chorus', async () => {
     const help = await run(process.execPath, [BIN, 'bench', '--help'], { env: { ...process.env, NATS_URL: 'nats://127.0.0.1:1' } });
     expect(help.stdout).toMatch(/--only a,b/);

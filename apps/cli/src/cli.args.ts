@@ -14,6 +14,8 @@ Commands:
   list [--status S] [--agent A] [--since T] [--until T] [--limit N] [--cursor C] [--tenant T]
                       recent workflows, newest first (--cursor: the next page)
   cancel <id>         cancel a workflow
+  retry <id> [--wait] run again a workflow that failed, timed out, was cancelled or completed
+                      degraded: prints the new workflow's id, then (with --wait) its result
   bench [options]     run the benchmark (as npm run bench; chorus bench --help lists its options)
 
 Options:
@@ -21,12 +23,12 @@ Options:
   --nats URL          NATS server (default: NATS_URL, else nats://127.0.0.1:4222)
   -h, --help          this help
 
-Exit codes: 0 completed/ok; 1 workflow failed, timed out or cancelled, no such workflow, or
-(cancel) already finished; 2 usage error or bad configuration; 3 Chorus unreachable or its hub
+Exit codes: 0 completed/ok; 1 workflow failed, timed out or cancelled, no such workflow,
+(cancel) already finished, or (retry) nothing to retry; 2 usage error or bad configuration; 3 Chorus unreachable or its hub
 behind (it did not record the workflow or confirm its end in time).`;
 
 export interface CliArgs {
-  command: 'query' | 'status' | 'history' | 'watch' | 'list' | 'cancel' | 'help';
+  command: 'query' | 'status' | 'history' | 'watch' | 'list' | 'cancel' | 'retry' | 'help';
   positional: string[];
   wait: boolean;
   requireAll: boolean;
@@ -50,7 +52,7 @@ export class UsageError extends Error {
   readonly code = 'USAGE';
 }
 
-const COMMANDS = ['query', 'status', 'history', 'watch', 'list', 'cancel', 'help'] as const;
+const COMMANDS = ['query', 'status', 'history', 'watch', 'list', 'cancel', 'retry', 'help'] as const;
 
 export function parseCliArgs(argv: string[]): CliArgs {
   let parsed;
@@ -86,7 +88,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
   const [command, ...positional] = positionals;
   if (values.help || command === undefined) return { ...defaults(), command: 'help' };
   if (!(COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command: ${command}`);
-  const needsOne = ['query', 'status', 'history', 'watch', 'cancel'].includes(command);
+  const needsOne = ['query', 'status', 'history', 'watch', 'cancel', 'retry'].includes(command);
   if (needsOne && positional.length !== 1) {
     throw new UsageError(command === 'query' ? 'query needs exactly one argument: the query text, in quotes' : `${command} needs exactly one argument: a correlation id`);
   }

@@ -6,6 +6,8 @@ export function renderWorkflow(w: WorkflowView): string {
   const took = w.finished_at ? ` in ${Date.parse(w.finished_at) - Date.parse(w.started_at)} ms` : '';
   lines.push(`status: ${w.status}${w.degraded ? ' (degraded)' : ''}${took}`);
   if (w.query !== null) lines.push(`query: ${w.query}`);
+  if (w.retry_of) lines.push(`retry of: ${w.retry_of}`);
+  if (w.retried_as) lines.push(`retried as: ${w.retried_as}`);
   for (const d of w.degradations) lines.push(`missing lens: ${d.profile} (${d.reason}): ${d.detail}`);
   for (const e of w.errors) lines.push(`error: ${e.agent}${e.step ? ` handling ${e.step}` : ''}: [${e.error_type}] ${e.error_message}`);
   if (w.duplicates_dropped > 0) lines.push(`duplicates dropped: ${w.duplicates_dropped}`);

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
-import { Bus, ChorusClient, IdempotencyKeyReusedError, NoRespondersError, RemoteError, RequestTimeoutError } from '@chorus/bus';
+import { Bus, ChorusClient, IdempotencyKeyReusedError, NoRespondersError, RemoteError, RequestTimeoutError, RetryRefusedError } from '@chorus/bus';
 import { busOptionsFor, parseChorusConfig, type ChorusConfig } from '@chorus/config';
 import { DEFAULT_TENANT, InvalidEnvelopeError, isTerminalStatus, type WorkflowStatus, type WorkflowView } from '@chorus/envelope';
 import { createRootLogger } from '@chorus/observability';
@@ -177,6 +177,41 @@ async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus,
       await client.cancel(workflow, 'cancelled from the CLI');
       io.stdout(`cancel requested for ${workflow.correlation_id}`);
       return ExitCodes.Ok;
+    }
+    case 'retry': {
+      const workflow = await client.find(args.positional[0], tenant, accepted);
+      if (!workflow) return notFound(io, args.positional[0]);
+      let started;
+      try {
+        started = await client.retry(workflow, 'retried from the CLI');
+      } catch (e) {
+        if (!(e instanceof RetryRefusedError)) throw e;
+        io.stderr(`chorus: ${e.message}`);
+        return ExitCodes.WorkflowNotCompleted;
+      }
+      const id = started.correlation_id;
+      const line = `correlation_id: ${id}\nretry of ${started.retry_of}${started.duplicate ? ' (retried before; this is that retry)' : ''}`;
+      // As for query: with --wait --json, stdout is one JSON document, the retry's workflow.
+      if (args.json && args.wait) io.stderr(`correlation_id: ${id}`);
+      else print(started, () => line);
+      if (!args.wait) {
+        if (!args.json) io.stdout(`follow it with: chorus status ${id}`);
+        return ExitCodes.Ok;
+      }
+      // Subscribed before asking: the hub's answer comes after, on the same connection.
+      const terminal = client.waitForTerminal(started.tenant_id, id, new Date(started.deadline));
+      try {
+        const now = await client.workflow(id, started.tenant_id);
+        const ended = now && isTerminalStatus(now.status) ? now : await terminal.done;
+        if (!ended) {
+          io.stderr(`chorus: ${id} was started, but the hub has not confirmed how it ended (it is not answering); ask again with: chorus status ${id}`);
+          return ExitCodes.Unreachable;
+        }
+        print(ended, () => renderWorkflow(ended));
+        return exitFor(ended);
+      } finally {
+        terminal.cancel();
+      }
     }
     default:
       io.stdout(USAGE);

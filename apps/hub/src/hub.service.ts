@@ -8,6 +8,7 @@ import {
   recordAnnouncement,
   toSummary,
   type Delivery,
+  type RetryStart,
   type StatusChange,
   type Transition,
   type WorkflowRecord,
@@ -16,8 +17,12 @@ import {
   createEnvelope,
   deriveEnvelope,
   isTerminalStatus,
+  parseEnvelope,
+  QUERY_NEXT_STEPS,
+  workflowSubject,
   type DuplicateNotice,
   type Envelope,
+  type OrchestrationCommandPayload,
   type StatusUpdatePayload,
 } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
@@ -145,11 +150,21 @@ export class HubService {
    * Records one envelope of the workflow stream. A NATS outage is waited out here, holding the
    * workflow's turn, so its envelopes are still applied in order once NATS is back.
    */
-  onEnvelope(envelope: Envelope, delivery: Delivery, log: Logger): Promise<Transition | null> {
-    return this.update(envelope.tenant_id, envelope.correlation_id, log, (current) => applyEnvelope(current, envelope, delivery, new Date()), {
+  async onEnvelope(envelope: Envelope, delivery: Delivery, log: Logger): Promise<Transition | null> {
+    // A retry runs the workflow's own request again, which only its query in the stream holds.
+    const retrySource = isRetryCommand(envelope) ? await this.storedQuery(envelope.tenant_id, envelope.correlation_id) : undefined;
+    return this.update(envelope.tenant_id, envelope.correlation_id, log, (current) => applyEnvelope(current, envelope, delivery, new Date(), { retrySource }), {
       cause: envelope,
       eventId: `s${delivery.streamSeq}`,
     });
+  }
+
+  /** The workflow's query as the stream holds it, or null when it holds none (or not a valid one). */
+  private async storedQuery(tenantId: string, correlationId: string): Promise<Envelope | null> {
+    const subject = workflowSubject(tenantId, 'query', correlationId);
+    const stored = await this.bus.lastStored(subject);
+    const parsed = stored ? parseEnvelope(stored, { subject }) : null;
+    return parsed?.ok ? parsed.value : null;
   }
 
   /** Counts a re-publish that the stream dropped (reported on `chorus.dup.…`). */
@@ -333,6 +348,7 @@ export class HubService {
       outcomes.push({ transition: t });
       if (!t || t.record === current) continue;
       await this.recordEvents(key, current === null, t, item.context.eventId);
+      if (t.retry) await this.startRetry(t.retry, item.log);
       let record = t.record;
       for (const change of t.emits) record = await this.announce(record, change, item.log, item.context.cause);
       current = record;
@@ -377,6 +393,27 @@ export class HubService {
   }
 
   /**
+   * Publishes the query of a retry, caused by the command that asked for it, before the retried
+   * workflow's record (which names it) is saved: a lost save redelivers the command, and the
+   * retry's idempotency key makes the stream drop its query the second time.
+   */
+  private async startRetry(retry: RetryStart, log: Logger): Promise<void> {
+    const query = createEnvelope({
+      messageType: 'query',
+      correlationId: retry.correlation_id,
+      tenantId: retry.tenant_id,
+      agent: HUB_AGENT,
+      status: 'pending',
+      deadline: retry.deadline,
+      nextSteps: [...QUERY_NEXT_STEPS],
+      traceparent: retry.command.traceparent,
+      payload: retry.payload,
+    });
+    await this.bus.publish({ ...query, causation_id: retry.command.message_id }, { reportDuplicate: false });
+    log.info({ correlation_id: retry.payload.retry_of, retried_as: retry.correlation_id, by: retry.command.agent }, 'workflow retried');
+  }
+
+  /**
    * Publishes a `status_update`, caused by the envelope that changed the status (none for a
    * timeout), and returns the record with the announcement recorded as seen.
    */
@@ -396,4 +433,8 @@ export class HubService {
     log.info({ correlation_id: record.correlation_id, status: change.status, reason: change.reason }, `workflow ${change.status}`);
     return recordAnnouncement(record, update, { idempotencyKey: published.idempotencyKey, streamSeq: published.seq });
   }
+}
+
+function isRetryCommand(envelope: Envelope): boolean {
+  return envelope.message_type === 'orchestration_command' && (envelope.payload as OrchestrationCommandPayload).command === 'retry';
 }

@@ -100,3 +100,5 @@ export class CancelWorkflowDto {
   @MaxLength(2000)
   reason?: string;
 }
+
+export class RetryWorkflowDto extends CancelWorkflowDto {}

@@ -1,9 +1,9 @@
 import { Body, ConflictException, Controller, Get, HttpCode, Inject, NotFoundException, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ChorusClient } from '@chorus/bus';
+import { ChorusClient, RetryRefusedError, type RetryStarted } from '@chorus/bus';
 import { isTerminalStatus, type HistoryReply, type ListReply, type WorkflowView } from '@chorus/envelope';
-import { CancelWorkflowDto, ListWorkflowsDto } from './list-workflows.dto';
+import { CancelWorkflowDto, ListWorkflowsDto, RetryWorkflowDto } from './list-workflows.dto';
 import { Tenant, lookupTenant, scopedTenant, type TenantScope } from './tenant.guard';
 import { checkIds, errorBody } from './http.errors';
 import { QueryParams } from './query-params.guard';
@@ -84,7 +84,7 @@ export class WorkflowsController {
   async cancel(
     @Param('id') id: string,
     @Query('tenant_id') tenant: string | undefined,
-    @Body() body: CancelWorkflowDto | undefined,
+    @Body() body: CancelWorkflowDto,
     @Tenant() scope: TenantScope,
     @Res({ passthrough: true }) res: Response,
   ): Promise<{ correlation_id: string; status: 'cancelling' }> {
@@ -97,5 +97,40 @@ export class WorkflowsController {
     }
     await this.client.cancel(workflow, body?.reason || 'cancelled through the HTTP API');
     return { correlation_id: id, status: 'cancelling' };
+  }
+
+  /**
+   * Retries a workflow that ended without a complete answer (failed, timed out, cancelled, or
+   * completed degraded): 202 with the new workflow that runs its request again, or 200 with the
+   * retry it already has. The retried workflow keeps its status; the two name each other.
+   */
+  @Post(':id/retry')
+  @QueryParams('tenant_id')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Retry a workflow that failed, timed out, was cancelled or completed degraded' })
+  @ApiResponse({ status: 202, description: '`{correlation_id, retry_of, deadline, status_url}` of the new workflow' })
+  @ApiResponse({ status: 200, description: 'Retried before: the same, for that retry' })
+  @ApiResponse({ status: 409, description: 'Not finished, completed with every lens, or its query is no longer in the stream' })
+  async retry(
+    @Param('id') id: string,
+    @Query('tenant_id') tenant: string | undefined,
+    @Body() body: RetryWorkflowDto,
+    @Tenant() scope: TenantScope,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<Omit<RetryStarted, 'duplicate'> & { status_url: string }> {
+    checkIds(id, tenant);
+    res.locals.correlation_id = id;
+    const workflow = await this.find(id, lookupTenant(scope, tenant));
+    if (!workflow) throw new NotFoundException(errorBody(404, `no workflow ${id}`));
+    try {
+      const { duplicate, ...started } = await this.client.retry(workflow, body?.reason || 'retried through the HTTP API');
+      const statusUrl = `/v1/workflows/${started.correlation_id}`;
+      res.setHeader('Location', statusUrl);
+      if (duplicate) res.status(200);
+      return { ...started, status_url: statusUrl };
+    } catch (e) {
+      if (e instanceof RetryRefusedError) throw new ConflictException({ ...errorBody(409, e.message), status: workflow.status, error_type: e.code });
+      throw e;
+    }
   }
 }

@@ -68,6 +68,20 @@ export class IdempotencyKeyReusedError extends ChorusError {
   }
 }
 
+/**
+ * A retry that cannot start: the workflow has not ended, completed with every lens, or its query is
+ * no longer in the stream (`code` NOT_RETRYABLE or RETRY_IMPOSSIBLE, as the hub records them).
+ */
+export class RetryRefusedError extends ChorusError {
+  constructor(
+    readonly code: 'NOT_RETRYABLE' | 'RETRY_IMPOSSIBLE',
+    readonly correlationId: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** A request got no reply in time. */
 export class RequestTimeoutError extends ChorusError {
   readonly code = BusErrorCodes.Timeout;

@@ -1,11 +1,14 @@
 import {
   HubSubjects,
+  QUERY_NEXT_STEPS,
   correlationIdForIdempotencyKey,
+  correlationIdForRetry,
   createCorrelationId,
   createEnvelope,
   isTerminalStatus,
   parseEnvelope,
   parseWorkflowSubject,
+  retryRefusal,
   workflowFilter,
   workflowSubject,
   type CorrelationIdOptions,
@@ -17,7 +20,7 @@ import {
   type WorkflowView,
 } from '@chorus/envelope';
 import type { Bus } from './nats.bus';
-import { BusErrorCodes, IdempotencyKeyReusedError, NotRecordedYetError, RemoteError } from './bus.errors';
+import { BusErrorCodes, IdempotencyKeyReusedError, NotRecordedYetError, RemoteError, RetryRefusedError } from './bus.errors';
 import { isTransient } from './transient-error';
 import { setTimerAt } from './long-timer';
 import { readWorkflowHistory } from './workflow.history';
@@ -57,6 +60,19 @@ export interface Submitted {
   tenant_id: string;
   deadline: string;
   /** True when this workflow already existed (same idempotency key or session id); nothing new started. */
+  duplicate: boolean;
+}
+
+/** A retry asked for: the new workflow that runs the retried one's request again. */
+export interface RetryStarted {
+  /** The retry's own id (`correlationIdForRetry` of the retried workflow). */
+  correlation_id: string;
+  tenant_id: string;
+  /** The workflow it retries. */
+  retry_of: string;
+  /** The retry's deadline: now plus the retried workflow's time budget (or the earlier retry's). */
+  deadline: string;
+  /** True when the workflow had been retried already; that retry is the answer, nothing new starts. */
   duplicate: boolean;
 }
 
@@ -310,6 +326,50 @@ export class ChorusClient {
     await this.bus.publish(command, { part: 'cancel' });
   }
 
+  /**
+   * Asks the hub to retry a workflow that ended without a complete answer: it starts a new workflow
+   * (`correlationIdForRetry` of this one) with the same request and time budget, and links the two
+   * (`retried_as`, `retry_of`). Checked here first, as the hub will ({@link retryRefusal}, and the
+   * query still in the stream), so a refusal is a RetryRefusedError at once, not a silent no-op. A
+   * workflow already retried answers with that retry (`duplicate`), whose view has its deadline.
+   */
+  async retry(workflow: Pick<WorkflowView, 'correlation_id' | 'tenant_id' | 'status' | 'degraded' | 'retried_as'>, reason: string): Promise<RetryStarted> {
+    const refusal = retryRefusal(workflow);
+    if (refusal) throw new RetryRefusedError('NOT_RETRYABLE', workflow.correlation_id, refusal);
+    const started = (deadline: string, duplicate: boolean): RetryStarted => ({
+      correlation_id: correlationIdForRetry(workflow.tenant_id, workflow.correlation_id),
+      tenant_id: workflow.tenant_id,
+      retry_of: workflow.correlation_id,
+      deadline,
+      duplicate,
+    });
+    if (workflow.retried_as) {
+      const existing = await this.workflow(workflow.retried_as, workflow.tenant_id);
+      if (existing) return started(existing.deadline, true);
+      throw new RetryRefusedError('NOT_RETRYABLE', workflow.correlation_id, `workflow ${workflow.correlation_id} was retried as ${workflow.retried_as}, which has left the ledger`);
+    }
+    const subject = workflowSubject(workflow.tenant_id, 'query', workflow.correlation_id);
+    const stored = await this.bus.lastStored(subject);
+    const parsed = stored ? parseEnvelope(stored, { subject }) : null;
+    if (!parsed?.ok) {
+      throw new RetryRefusedError('RETRY_IMPOSSIBLE', workflow.correlation_id, `the query of workflow ${workflow.correlation_id} is no longer in the stream, so it cannot be run again`);
+    }
+    const budget = Date.parse(parsed.value.deadline) - Date.parse(parsed.value.timestamp);
+    const command = createEnvelope({
+      messageType: 'orchestration_command',
+      correlationId: workflow.correlation_id,
+      tenantId: workflow.tenant_id,
+      agent: this.options.agent,
+      // The retry's deadline: the hub gives the new workflow this one.
+      deadline: new Date(Date.now() + (budget > 0 ? budget : this.options.defaultDeadlineMs)),
+      targetAgent: 'hub',
+      payload: { command: 'retry', reason },
+    });
+    // Each request its own key: a retry refused while the workflow ran may be asked for again.
+    await this.bus.publish(command, { part: `retry-${command.message_id}` });
+    return started(command.deadline, false);
+  }
+
   /** Throws the InvalidEnvelopeError `submit` would, naming every invalid field; publishes nothing. */
   checkQuery(request: SubmitQuery, options: SubmitOptions = {}): void {
     this.createQueryEnvelope(request, options);
@@ -334,7 +394,7 @@ export class ChorusClient {
       agent: this.options.agent,
       status: 'pending',
       deadline: new Date(Date.now() + (request.deadline_ms ?? this.options.defaultDeadlineMs)),
-      nextSteps: ['intent', 'planner', 'search', 'responder'],
+      nextSteps: [...QUERY_NEXT_STEPS],
       traceparent: options.traceparent,
       payload,
     });

@@ -1,6 +1,6 @@
-export { BusErrorCodes, IdempotencyKeyReusedError, NatsUnreachableError, NoJetStreamError, NoRespondersError, NotRecordedYetError, RemoteError, RequestTimeoutError } from './bus.errors';
+export { BusErrorCodes, IdempotencyKeyReusedError, NatsUnreachableError, NoJetStreamError, NoRespondersError, NotRecordedYetError, RemoteError, RequestTimeoutError, RetryRefusedError } from './bus.errors';
 export { defaultBusOptions, defaultConsumerOptions, type BusOptions, type ConsumerOptions } from './bus.options';
-export { ChorusClient, type ChorusClientOptions, type SubmitOptions, type SubmitQuery, type Submitted } from './chorus.client';
+export { ChorusClient, type ChorusClientOptions, type RetryStarted, type SubmitOptions, type SubmitQuery, type Submitted } from './chorus.client';
 export { DEAD_LETTER_REASONS, MAX_DEAD_LETTER_DATA_BYTES, createDeadLetter, deadLetterLimit, publishDeadLetter, type DeadLetter, type DeadLetterReason } from './dead-letter';
 export type { EnvelopeHandler, HandlerContext, HandlerResult, Outbound } from './handler.types';
 export { FinishedWorkflows } from './finished-workflows';

@@ -71,6 +71,8 @@ export function servicePermissions(bus: Pick<BusOptions, 'workflowStream' | 'dea
     hub: merge(common, {
       publish: [
         'chorus.wf.*.status_update.*',
+        // The query of a retry (an orchestration_command `retry`), which the hub starts.
+        'chorus.wf.*.query.*',
         `chorus.ledger.>`,
         ...hubStreams.flatMap((s) => [`$JS.API.STREAM.CREATE.${s}`, `$JS.API.STREAM.UPDATE.${s}`, `$JS.API.STREAM.INFO.${s}`, `$JS.API.DIRECT.GET.${s}`, `$JS.API.DIRECT.GET.${s}.>`, `$JS.API.STREAM.MSG.GET.${s}`]),
         ...kvBuckets.map((b) => `$KV.${b}.>`),

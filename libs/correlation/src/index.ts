@@ -8,6 +8,7 @@ export {
   recordAnnouncement,
   type Delivery,
   type Effect,
+  type RetryStart,
   type StatusChange,
   type Transition,
 } from './workflow.transitions';

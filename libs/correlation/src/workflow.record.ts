@@ -18,8 +18,8 @@ export function ledgerKey(tenantId: string, correlationId: string): string {
 /** The public view of a record (its bookkeeping stripped). */
 export function toView(record: WorkflowRecord): WorkflowView {
   const { seen: _seen, times: _times, ...view } = record;
-  // Records stored before the session was kept have none.
-  return { ...view, session_id: view.session_id ?? null };
+  // Records stored before the session and the retry links were kept have none.
+  return { ...view, session_id: view.session_id ?? null, retry_of: view.retry_of ?? null, retried_as: view.retried_as ?? null };
 }
 
 export function toSummary(record: WorkflowView) {

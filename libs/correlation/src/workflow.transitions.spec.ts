@@ -1,4 +1,4 @@
-import { createEnvelope, deriveEnvelope, idempotencyKey, newMessageId, type Envelope } from '@chorus/envelope';
+import { correlationIdForRetry, createEnvelope, deriveEnvelope, idempotencyKey, newMessageId, type Envelope } from '@chorus/envelope';
 import { applyDeadline, applyDroppedDuplicate, applyEnvelope, recordAnnouncement, type Transition } from './workflow.transitions';
 import { toView, type WorkflowRecord } from './workflow.record';
 
@@ -268,5 +268,99 @@ describe('started_at', () => {
     expect(apply(null, ahead).record.started_at).toBe(t0.toISOString());
     const onTime = { ...query(), correlation_id: 'wf-on-time', timestamp: new Date(t0.getTime() - 5).toISOString() };
     expect(apply(null, onTime).record.started_at).toBe(onTime.timestamp);
+  });
+});
+
+describe('applyEnvelope - retry command', () => {
+  const later = new Date(t0.getTime() + 60_000);
+  const retryCommand = (parent: Envelope, deadline = new Date(later.getTime() + 5000)) => ({
+    ...child(parent, 'orchestration_command', 'cli', { command: 'retry', reason: 'try again' }),
+    message_id: newMessageId(),
+    deadline: deadline.toISOString(),
+  });
+  const retry = (record: WorkflowRecord | null, command: Envelope, source: Envelope | null, streamSeq = ++seq) =>
+    applyEnvelope(record, command, { idempotencyKey: `${command.correlation_id}.orchestration_command.cli.retry-${command.message_id}`, streamSeq }, later, { retrySource: source });
+  const failedWorkflow = () => {
+    const q = query();
+    const failed = apply(apply(null, q).record, { ...child(q, 'classification_result', 'intent', {}), status: 'error', error_details: { error_type: 'BOOM', error_message: 'it broke', retry_possible: false } });
+    return { q, record: failed.record };
+  };
+
+  it('applyEnvelope - a retry of a failed workflow starts its request again under the retry id, with the command deadline, and links the two', () => {
+    const { q, record } = failedWorkflow();
+    const command = retryCommand(q);
+    const t = retry(record, command, q);
+    expect(t.record.status).toBe('failed');
+    expect(t.emits).toEqual([]);
+    expect(t.record.retried_as).toBe(correlationIdForRetry('acme', 'wf-1'));
+    expect(t.retry).toEqual({
+      correlation_id: correlationIdForRetry('acme', 'wf-1'),
+      tenant_id: 'acme',
+      payload: { ...q.payload, retry_of: 'wf-1' },
+      deadline: command.deadline,
+      command,
+    });
+    expect(t.record.steps.at(-1)).toEqual(expect.objectContaining({ message_type: 'orchestration_command', agent: 'cli' }));
+    expect(t.record.late_envelopes).toBe(0);
+  });
+
+  it('applyEnvelope - a retry whose command deadline has passed gets the retried query budget from now', () => {
+    const { q, record } = failedWorkflow();
+    const t = retry(record, retryCommand(q, new Date(later.getTime() - 1)), q);
+    expect(Date.parse(t.retry!.deadline) - later.getTime()).toBe(Date.parse(q.deadline) - Date.parse(q.timestamp));
+  });
+
+  it('applyEnvelope - a workflow retried already starts nothing new when asked again', () => {
+    const { q, record } = failedWorkflow();
+    const first = retry(record, retryCommand(q), q);
+    const again = retry(first.record, retryCommand(q), q);
+    expect(again.retry).toBeUndefined();
+    expect(again.record.retried_as).toBe(first.record.retried_as);
+    expect(again.record.errors).toEqual(first.record.errors);
+  });
+
+  it.each([
+    ['running', (r: WorkflowRecord) => r],
+    ['completed with every lens', (r: WorkflowRecord) => ({ ...r, status: 'completed' as const })],
+  ])('applyEnvelope - a retry of a workflow %s is refused (NOT_RETRYABLE), and nothing else changes', (_what, shape) => {
+    const q = query();
+    const running = shape(apply(apply(null, q).record, child(q, 'classification_result', 'intent', {})).record);
+    const t = retry(running, retryCommand(q), q);
+    expect(t.retry).toBeUndefined();
+    expect(t.record.retried_as).toBeNull();
+    expect(t.record.status).toBe(running.status);
+    expect(t.record.next_steps).toEqual(running.next_steps);
+    expect(t.record.errors).toEqual([expect.objectContaining({ error_type: 'NOT_RETRYABLE', agent: 'cli', step: 'orchestration_command' })]);
+  });
+
+  it('applyEnvelope - a degraded completion and a cancelled workflow can be retried', () => {
+    const q = query();
+    const done = apply(apply(null, q).record, child(q, 'classification_result', 'intent', {})).record;
+    expect(retry({ ...done, status: 'completed', degraded: true }, retryCommand(q), q).retry).toBeDefined();
+    expect(retry({ ...done, status: 'cancelled' }, retryCommand(q), q).retry).toBeDefined();
+    expect(retry({ ...done, status: 'timed_out' }, retryCommand(q), q).retry).toBeDefined();
+  });
+
+  it('applyEnvelope - a retry is refused (RETRY_IMPOSSIBLE) when the stream no longer holds the query', () => {
+    const { q, record } = failedWorkflow();
+    const t = retry(record, retryCommand(q), null);
+    expect(t.retry).toBeUndefined();
+    expect(t.record.retried_as).toBeNull();
+    expect(t.record.errors.at(-1)).toEqual(expect.objectContaining({ error_type: 'RETRY_IMPOSSIBLE' }));
+  });
+
+  it('applyEnvelope - the same retry command delivered again is a redelivery, stored again a duplicate: one retry', () => {
+    const { q, record } = failedWorkflow();
+    const command = retryCommand(q);
+    const first = retry(record, command, q, 500);
+    const redelivered = retry(first.record, command, q, 500);
+    const stored = retry(first.record, command, q, 501);
+    expect([redelivered.effect, redelivered.retry, stored.effect, stored.retry]).toEqual(['redelivered', undefined, 'duplicate', undefined]);
+  });
+
+  it('applyEnvelope - the query of a retry records what it retries', () => {
+    const retried = { ...query(), correlation_id: 'rt_1', payload: { query: 'hello', top_k: 5, require_all: false, retry_of: 'wf-1' } } as Envelope;
+    expect(toView(apply(null, retried).record)).toEqual(expect.objectContaining({ retry_of: 'wf-1', retried_as: null }));
+    expect(toView(apply(null, query()).record)).toEqual(expect.objectContaining({ retry_of: null, retried_as: null }));
   });
 });

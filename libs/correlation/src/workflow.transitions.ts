@@ -1,5 +1,7 @@
 import {
+  correlationIdForRetry,
   isTerminalStatus,
+  retryRefusal,
   type Envelope,
   type ErrorDetailsShape,
   type MessageType,
@@ -30,6 +32,22 @@ export interface Transition {
   record: WorkflowRecord;
   effect: Effect;
   emits: StatusChange[];
+  /** The workflow the hub must start: the retry this transition recorded (`record.retried_as`). */
+  retry?: RetryStart;
+}
+
+/** The query of a retry: the retried workflow's own request, under the retry's correlation id. */
+export interface RetryStart {
+  correlation_id: string;
+  tenant_id: string;
+  payload: QueryPayload;
+  /**
+   * The command's deadline when it is still ahead (the ingress and the CLI set it to now plus the
+   * retried workflow's time budget), else now plus that budget: its query's deadline less its timestamp.
+   */
+  deadline: string;
+  /** The command that asked for it, the query's cause. */
+  command: Envelope;
 }
 
 /** Where the envelope was stored, which tells a redelivery from a re-publish. */
@@ -55,6 +73,8 @@ export function createRecord(envelope: Envelope, now: Date): WorkflowRecord {
     tenant_id: envelope.tenant_id,
     query: null,
     session_id: null,
+    retry_of: null,
+    retried_as: null,
     status: 'pending',
     degraded: false,
     degradations: [],
@@ -78,7 +98,13 @@ export function createRecord(envelope: Envelope, now: Date): WorkflowRecord {
  * Applies one envelope to a workflow: `(state, envelope) → { state, emits }`. Pure: the record is
  * copied, never mutated. Each idempotency key is recorded once; a terminal status never changes.
  */
-export function applyEnvelope(current: WorkflowRecord | null, envelope: Envelope, delivery: Delivery, now: Date): Transition {
+export function applyEnvelope(
+  current: WorkflowRecord | null,
+  envelope: Envelope,
+  delivery: Delivery,
+  now: Date,
+  context: { retrySource?: Envelope | null } = {},
+): Transition {
   const base = current ?? createRecord(envelope, now);
   const known = ownValue(base.seen, delivery.idempotencyKey);
   if (known === delivery.streamSeq) return { record: base, effect: 'redelivered', emits: [] };
@@ -95,6 +121,9 @@ export function applyEnvelope(current: WorkflowRecord | null, envelope: Envelope
   };
   const isOwnUpdate = envelope.agent === HUB_AGENT && envelope.message_type === 'status_update';
   if (isOwnUpdate) return { record, effect: 'recorded', emits: [] };
+  if (envelope.message_type === 'orchestration_command' && (envelope.payload as OrchestrationCommandPayload).command === 'retry') {
+    return retry(record, envelope, delivery.idempotencyKey, context.retrySource ?? null, now);
+  }
   if (isTerminalStatus(record.status)) {
     return { record: { ...record, late_envelopes: record.late_envelopes + 1 }, effect: 'late', emits: [] };
   }
@@ -107,6 +136,7 @@ export function applyEnvelope(current: WorkflowRecord | null, envelope: Envelope
       const payload = envelope.payload as QueryPayload;
       record.query = payload.query;
       record.session_id = payload.session_id ?? null;
+      record.retry_of = payload.retry_of ?? null;
       record.started_at = startedAt(envelope, now);
       record.deadline = envelope.deadline;
       break;
@@ -237,6 +267,51 @@ function command(record: WorkflowRecord, envelope: Envelope, now: Date): Transit
   ];
   return { record, effect: 'applied', emits: [] };
 }
+
+/**
+ * An `orchestration_command` `{command: "retry"}`. A workflow that ended without a complete answer
+ * (failed, timed out, cancelled, or completed degraded) is retried once: the hub starts a new
+ * workflow, `correlationIdForRetry` of this one, with the same request and time budget, and records
+ * it here as `retried_as`; the retried workflow keeps its own terminal status. Asked again, the same
+ * retry stands (nothing new starts). Otherwise the command is refused: recorded as an error
+ * (`NOT_RETRYABLE`, or `RETRY_IMPOSSIBLE` when the stream no longer holds the workflow's query, the
+ * request to run again), and nothing else changes. Either way it is a step of the audit trail.
+ */
+function retry(record: WorkflowRecord, envelope: Envelope, key: string, source: Envelope | null, now: Date): Transition {
+  // A step of the audit trail that leaves what the workflow waits for as it was.
+  const nextSteps = record.next_steps;
+  addStep(record, envelope, key);
+  record.next_steps = nextSteps;
+  const refuse = (error_type: string, error_message: string): Transition => {
+    record.errors = [...record.errors, { error_type, error_message, retry_possible: false, agent: envelope.agent, step: 'orchestration_command', at: envelope.timestamp }];
+    return { record, effect: 'applied', emits: [] };
+  };
+  const refusal = retryRefusal(record);
+  if (refusal) return refuse('NOT_RETRYABLE', refusal);
+  if (record.retried_as) return { record, effect: 'applied', emits: [] };
+  if (!source || source.message_type !== 'query') {
+    return refuse('RETRY_IMPOSSIBLE', `the query of workflow ${record.correlation_id} is no longer in the stream, so it cannot be run again`);
+  }
+  const budget = Date.parse(source.deadline) - Date.parse(source.timestamp);
+  const asked = Date.parse(envelope.deadline);
+  const deadline = asked > now.getTime() ? asked : now.getTime() + (budget > 0 ? budget : MIN_RETRY_BUDGET_MS);
+  record.retried_as = correlationIdForRetry(record.tenant_id, record.correlation_id);
+  return {
+    record,
+    effect: 'applied',
+    emits: [],
+    retry: {
+      correlation_id: record.retried_as,
+      tenant_id: record.tenant_id,
+      payload: { ...(source.payload as QueryPayload), retry_of: record.correlation_id },
+      deadline: new Date(deadline).toISOString(),
+      command: envelope,
+    },
+  };
+}
+
+/** The time budget of a retry whose original query's deadline cannot be read. */
+const MIN_RETRY_BUDGET_MS = 1000;
 
 /**
  * When a workflow ended: the time of what ended it (its response, failure report, cancel, or its

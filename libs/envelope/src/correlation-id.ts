@@ -51,3 +51,13 @@ export function correlationIdForIdempotencyKey(tenantId: string, key: string): s
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw new RangeError(`an idempotency key ${IDEMPOTENCY_KEY_RULE}`);
   return `ik_${createHash('sha256').update(`${tenantId}\0${key}`).digest('hex').slice(0, 32)}`;
 }
+
+/**
+ * The correlation id of the retry of a workflow (an `orchestration_command` `{command: "retry"}`):
+ * `rt_` and 32 hex digits of SHA-256 over the tenant, a NUL byte and the retried workflow's id. So a
+ * workflow has at most one retry, whoever asks for it and however often (the hub, the ingress and
+ * the CLI all compute it); retrying again means retrying the retry.
+ */
+export function correlationIdForRetry(tenantId: string, correlationId: string): string {
+  return `rt_${createHash('sha256').update(`${tenantId}\0${correlationId}`).digest('hex').slice(0, 32)}`;
+}

@@ -16,6 +16,7 @@ export {
   ENVELOPE_STATUSES,
   MESSAGE_TYPES,
   MessageTypes,
+  QUERY_NEXT_STEPS,
   TERMINAL_STATUSES,
   WORKFLOW_STATUSES,
   isMessageType,
@@ -80,6 +81,7 @@ export { ENVELOPE_SCHEMA_ID, createEnvelopeJsonSchema } from './envelope.schema'
 export { idempotencyKey } from './idempotency';
 export {
   correlationIdForIdempotencyKey,
+  correlationIdForRetry,
   createCorrelationId,
   newMessageId,
   type CorrelationIdInput,
@@ -124,3 +126,4 @@ export type {
   WorkflowSummary,
   WorkflowView,
 } from './workflow-view';
+export { retryRefusal } from './workflow-view';

@@ -26,6 +26,9 @@ export function isMessageType(value: unknown): value is MessageType {
   return typeof value === 'string' && (MESSAGE_TYPES as readonly string[]).includes(value);
 }
 
+/** The `next_steps` of a query: the agents a workflow goes through, in order. */
+export const QUERY_NEXT_STEPS: readonly string[] = Object.freeze(['intent', 'planner', 'search', 'responder']);
+
 /** Outcome of the step that produced an envelope. */
 export const ENVELOPE_STATUSES = ['success', 'error', 'pending'] as const;
 export type EnvelopeStatus = (typeof ENVELOPE_STATUSES)[number];

@@ -1,5 +1,5 @@
 import type { ErrorDetailsShape } from './errors';
-import type { MessageType, WorkflowStatus } from './message-type';
+import { isTerminalStatus, type MessageType, type WorkflowStatus } from './message-type';
 import type { ResponsePayload } from './payloads/response.payload';
 import type { Degradation } from './payloads/tool-results.payload';
 
@@ -57,6 +57,25 @@ export interface WorkflowView {
   late_envelopes: number;
   /** The response payload, once completed. */
   result: ResponsePayload | null;
+  /** The workflow this one retries, or null. */
+  retry_of: string | null;
+  /** The workflow that retries this one (its `orchestration_command` `retry`), or null. */
+  retried_as: string | null;
+}
+
+/**
+ * Why a workflow cannot be retried (an `orchestration_command` `retry`), or null when it can be: only
+ * a workflow that ended without a complete answer (failed, timed out, cancelled, or completed
+ * degraded) is retried. The hub decides; the ingress and the CLI ask first to answer at once.
+ */
+export function retryRefusal(workflow: Pick<WorkflowView, 'status' | 'degraded' | 'correlation_id'>): string | null {
+  if (!isTerminalStatus(workflow.status)) {
+    return `workflow ${workflow.correlation_id} is ${workflow.status}: only a workflow that has ended can be retried (cancel it, or wait for its end)`;
+  }
+  if (workflow.status === 'completed' && !workflow.degraded) {
+    return `workflow ${workflow.correlation_id} completed with every lens it planned: there is nothing to retry (submit the query again to run it anew)`;
+  }
+  return null;
 }
 
 /** A row of `GET /v1/workflows`. */

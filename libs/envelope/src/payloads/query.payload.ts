@@ -12,7 +12,7 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
-import { MAX_QUERY_CHARS, MAX_TOP_K, PROFILE_NAME_PATTERN, SESSION_ID_PATTERN } from '../patterns';
+import { CORRELATION_ID_PATTERN, MAX_QUERY_CHARS, MAX_TOP_K, PROFILE_NAME_PATTERN, SESSION_ID_PATTERN } from '../patterns';
 
 /** `query`: what a caller asked. Published by the ingress, the CLI or any NATS client. */
 export class QueryPayload {
@@ -47,4 +47,13 @@ export class QueryPayload {
   /** When true, a result missing any planned profile fails the workflow instead of degrading it. */
   @IsBoolean()
   require_all!: boolean;
+
+  /**
+   * The workflow this one retries (set by the hub when it starts a retry); absent or null on a
+   * workflow that is nobody's retry.
+   */
+  @IsOptional()
+  @IsString()
+  @Matches(CORRELATION_ID_PATTERN, { message: 'retry_of must match [A-Za-z0-9_-]{1,128}' })
+  retry_of?: string | null;
 }
