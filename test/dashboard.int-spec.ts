@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { getJson, postJson, startChorusFixture, stopApp, type ChorusFixture } from './chorus.fixture';
+import { startResponder } from '../apps/responder/src';
 import { artifactDir, launchChromium, openPage } from './browser';
 
 const SHOTS = artifactDir('dashboard');
@@ -155,6 +156,17 @@ describe('dashboard (development mode, no API keys)', () => {
     await page.locator('.timeline-box g.step[data-agent="responder"] .bar-abandoned').waitFor();
     await page.locator('.audit > li[data-type="orchestration_command"]').waitFor();
     expect(await live(page)).toEqual(expect.objectContaining({ streams: 0 }));
+
+    // A cancelled workflow can be run again: the retry is a new workflow, its page names the first.
+    f.chorus.components.push(await startResponder(f.chorus.bus, f.config, f.log));
+    await page.click('button:has-text("Retry")');
+    await page.waitForURL(/#\/workflows\/rt_[0-9a-f]{32}\?tenant=default$/);
+    await page.locator('.title-badges .status-completed').waitFor();
+    expect(await page.locator('.meta [data-field="retry_of"]').getAttribute('href')).toBe(`#/workflows/${running}?tenant=default`);
+    expect(await page.locator('button:has-text("Retry")').isHidden()).toBe(true);
+    await page.click('.meta [data-field="retry_of"]');
+    await page.locator('.meta [data-field="retried_as"]').waitFor();
+    expect(await page.locator('.title-badges .badge').first().textContent()).toBe('cancelled');
 
     await page.click('nav a[href="#/"]');
     await page.locator('#workflows.is-live').waitFor();

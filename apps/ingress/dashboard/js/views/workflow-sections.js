@@ -1,4 +1,4 @@
-import { agentChip, durationOf, fmtDateTime, fmtMs, h, replace, shortId, statusBadge } from '../lib/dom.js';
+import { agentChip, durationOf, fmtDateTime, fmtMs, h, replace, shortId, statusBadge, workflowHref } from '../lib/dom.js';
 
 /** The definition list under a workflow's title. */
 export function renderMeta(dl, w, { now = Date.now() } = {}) {
@@ -16,6 +16,8 @@ export function renderMeta(dl, w, { now = Date.now() } = {}) {
     item('Duplicates dropped', h('span', { 'data-field': 'duplicates_dropped' }, String(w.duplicates_dropped))),
     item('Late envelopes', String(w.late_envelopes ?? 0)),
     running && w.next_steps?.length ? item('Next', h('span', { class: 'chips' }, w.next_steps.map(agentChip))) : null,
+    w.retry_of ? item('Retry of', h('a', { href: workflowHref(w.retry_of, w.tenant_id), class: 'mono', 'data-field': 'retry_of' }, shortId(w.retry_of))) : null,
+    w.retried_as ? item('Retried as', h('a', { href: workflowHref(w.retried_as, w.tenant_id), class: 'mono', 'data-field': 'retried_as' }, shortId(w.retried_as))) : null,
   );
 }
 

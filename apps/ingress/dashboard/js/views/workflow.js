@@ -1,7 +1,7 @@
 import { trackWidth } from '../charts/svg.js';
 import { drawTimeline } from '../charts/timeline-chart.js';
 import { toQuery } from '../lib/api.js';
-import { card, h, isTerminal, replace, shortId } from '../lib/dom.js';
+import { card, h, isTerminal, replace, shortId, workflowHref } from '../lib/dom.js';
 import { createAuditTrail, markDuplicates } from './audit-trail.js';
 import { renderMeta, renderProblems, renderResult, renderStepsTable, titleBadges } from './workflow-sections.js';
 
@@ -20,9 +20,10 @@ export function mountWorkflow(outlet, { scope, params: [id], query, ctx }) {
   const title = h('h1', { tabindex: -1, class: 'wf-title' }, `Workflow ${shortId(id)}`);
   const badges = h('span', { class: 'title-badges', role: 'status' });
   const cancelBtn = h('button', { type: 'button', class: 'btn btn-danger', hidden: true }, 'Cancel workflow');
+  const retryBtn = h('button', { type: 'button', class: 'btn', hidden: true, title: 'Run the same request again as a new workflow' }, 'Retry');
   const notice = h('p', { class: 'error-note', role: 'alert', hidden: true });
   const meta = h('dl', { class: 'meta' });
-  outlet.append(h('a', { href: '#/', class: 'back' }, '← Workflows'), h('div', { class: 'page-head wf-head' }, h('div', {}, title, badges), cancelBtn), notice, meta);
+  outlet.append(h('a', { href: '#/', class: 'back' }, '← Workflows'), h('div', { class: 'page-head wf-head' }, h('div', {}, title, badges), cancelBtn, retryBtn), notice, meta);
 
   const liveNote = h('span', { class: 'live' }, h('span', { class: 'live-dot', 'aria-hidden': 'true' }), h('span', { 'data-role': 'live-text' }, ''));
   const [tlCard, tlBody] = card('Timeline', { id: 'timeline', actions: liveNote });
@@ -166,6 +167,17 @@ export function mountWorkflow(outlet, { scope, params: [id], query, ctx }) {
       cancelBtn.textContent = 'Cancel workflow';
     }
   });
+  retryBtn.addEventListener('click', async () => {
+    retryBtn.disabled = true;
+    try {
+      const started = await api.post(`${base}/retry${q}`, { reason: 'retried from the dashboard' }, { signal: scope.signal });
+      location.hash = workflowHref(started.correlation_id, query.tenant);
+    } catch (err) {
+      if (err.name === 'AbortError') return;
+      showNotice(`Could not retry: ${err.message}`);
+      retryBtn.disabled = false;
+    }
+  });
   refreshBtn.addEventListener('click', loadHistory);
 
   function render() {
@@ -181,6 +193,8 @@ export function mountWorkflow(outlet, { scope, params: [id], query, ctx }) {
       replace(badges, titleBadges({ status, degraded: w?.degraded }));
     }
     cancelBtn.hidden = terminal || !w;
+    // As the API decides: an end without a complete answer, not retried yet (its link is in the meta).
+    retryBtn.hidden = !(terminal && w && isTerminal(w.status) && !w.retried_as && (w.status !== 'completed' || w.degraded));
     if (w) renderMeta(meta, { ...w, ...(terminal ? {} : liveFields(model.events)), status }, { now: Date.now() });
     liveNote.classList.toggle('is-live', model.streaming && !terminal);
     liveNote.hidden = terminal;
