@@ -167,6 +167,7 @@ describe('dashboard (development mode, no API keys)', () => {
     await page.click('.meta [data-field="retry_of"]');
     await page.locator('.meta [data-field="retried_as"]').waitFor();
     expect(await page.locator('.title-badges .badge').first().textContent()).toBe('cancelled');
+    expect(await page.locator('button:has-text("Retry")').isHidden()).toBe(true);
 
     await page.click('nav a[href="#/"]');
     await page.locator('#workflows.is-live').waitFor();

@@ -58,8 +58,10 @@ describe('retrying a workflow (orchestration_command retry)', () => {
     expect(r.status).toBe(202);
     expect(r.body).toEqual({ correlation_id: retryId, tenant_id: 'default', retry_of: failed.correlation_id, deadline: expect.any(String), status_url: `/v1/workflows/${retryId}` });
     expect(r.headers.get('location')).toBe(`/v1/workflows/${retryId}`);
-    // The retry's time budget is the original's.
-    expect(Date.parse(r.body.deadline) - Date.now()).toBeGreaterThan(6000);
+    // The hub has recorded the retry by the time of the 202: following it at once finds it.
+    expect((await getJson(`${f.url}${r.body.status_url}`)).status).toBe(200);
+    // The retry's time budget is the original's (8 s), from when the hub applied the command.
+    expect(Date.parse(r.body.deadline) - Date.parse(failed.finished_at!)).toBeGreaterThan(8000);
 
     const retried = await workflow(retryId);
     expect({ status: retried.status, degraded: retried.degraded, retry_of: retried.retry_of, retried_as: retried.retried_as }).toEqual({
@@ -88,6 +90,23 @@ describe('retrying a workflow (orchestration_command retry)', () => {
     expect({ status: again.status, id: again.body.correlation_id, deadline: again.body.deadline }).toEqual({ status: 200, id: retryId, deadline: retried.deadline });
     const list = (await getJson(`${f.url}/v1/workflows?limit=100`)).body as { workflows: Array<{ correlation_id: string }> };
     expect(list.workflows.filter((w) => w.correlation_id === retryId)).toHaveLength(1);
+  }, 40_000);
+
+  it('retry - two requests at once for the same workflow start one retry: one 202, one 200, the same id', async () => {
+    backend = 'down';
+    const failed = (await postJson(`${f.url}/v1/queries?wait=true`, { query: 'what is an envelope', profiles: ['bm25', 'flaky'], require_all: true, deadline_ms: 8000 })).body as WorkflowView;
+    expect(failed.status).toBe('failed');
+    backend = 'up';
+    const both = await Promise.all([1, 2].map(() => postJson(`${f.url}/v1/workflows/${failed.correlation_id}/retry`, {})));
+    expect(both.map((r) => r.status).sort()).toEqual([200, 202]);
+    expect(new Set(both.map((r) => r.body.correlation_id))).toEqual(new Set([correlationIdForRetry('default', failed.correlation_id)]));
+    expect(both[0].body.deadline).toBe(both[1].body.deadline);
+    const retried = await workflow(both[0].body.correlation_id);
+    expect(retried.status).toBe('completed');
+    expect(retried.steps.filter((st) => st.message_type === 'query')).toHaveLength(1);
+    const original = (await getJson(`${f.url}/v1/workflows/${failed.correlation_id}`)).body as WorkflowView;
+    expect(original.steps.filter((st) => st.message_type === 'orchestration_command')).toHaveLength(2);
+    expect(original.errors.map((e) => e.error_type)).toEqual(['PROFILE_MISSING']);
   }, 40_000);
 
   it('retry - a workflow that completed with every lens, or has not ended, is a 409 naming why; an unknown one a 404', async () => {

@@ -31,6 +31,16 @@ describe('NATS security', () => {
     expect(violations()).toEqual([]);
   });
 
+  it('retry - the hub, as its own user, publishes the query of a retry; with no permission violation', async () => {
+    const failed = await postJson(`${f.url}/v1/queries?wait=true`, { query: 'profile:nosuch what does the hub record' });
+    expect(failed.body.status).toBe('failed');
+    const r = await postJson(`${f.url}/v1/workflows/${failed.body.correlation_id}/retry`, {});
+    expect(r.status).toBe(202);
+    // A 202 comes once the hub has recorded the retry, whose query it published as user chorus-hub.
+    expect((await getJson(`${f.url}/v1/workflows/${r.body.correlation_id}`)).body.retry_of).toBe(failed.body.correlation_id);
+    expect(violations()).toEqual([]);
+  });
+
   it('reads by id as the ingress and the CLI users - just accepted is found, unknown is 404 / null, with no permission violation', async () => {
     const submitted = await postJson(`${f.url}/v1/queries`, { query: 'what does the hub record' });
     expect(submitted.status).toBe(202);

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
-import { Bus, ChorusClient, IdempotencyKeyReusedError, NoRespondersError, RemoteError, RequestTimeoutError, RetryRefusedError } from '@chorus/bus';
+import { Bus, ChorusClient, IdempotencyKeyReusedError, NoRespondersError, RemoteError, RequestTimeoutError, RetryRefusedError, type RetryStarted } from '@chorus/bus';
 import { busOptionsFor, parseChorusConfig, type ChorusConfig } from '@chorus/config';
 import { DEFAULT_TENANT, InvalidEnvelopeError, isTerminalStatus, type WorkflowStatus, type WorkflowView } from '@chorus/envelope';
 import { createRootLogger } from '@chorus/observability';
@@ -98,6 +98,19 @@ async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus,
   const tenant = args.tenant ?? DEFAULT_TENANT;
   // A workflow submitted a moment ago may not be recorded by the hub yet (see ChorusClient.find).
   const accepted = { acceptedWithinMs: timing.maxDeadlineMs + 60_000 };
+  /** A waited-for workflow: printed when it ended; when the hub did not confirm an end, says so (exit 3). */
+  const printEnded = (id: string, workflow: WorkflowView | null): number => {
+    if (!workflow) {
+      io.stderr(`chorus: ${id} was accepted, but the hub has not confirmed how it ended (it is not answering); ask again with: chorus status ${id}`);
+      return ExitCodes.Unreachable;
+    }
+    print(workflow, () => renderWorkflow(workflow));
+    if (!isTerminalStatus(workflow.status)) {
+      io.stderr(`chorus: the hub has not confirmed the end of ${workflow.correlation_id} (still ${workflow.status} after its deadline); ask again with: chorus status ${workflow.correlation_id}`);
+      return ExitCodes.Unreachable;
+    }
+    return exitFor(workflow);
+  };
   switch (args.command) {
     case 'query': {
       if (args.deadlineMs !== undefined && (args.deadlineMs < MIN_DEADLINE_MS || args.deadlineMs > timing.maxDeadlineMs)) {
@@ -124,16 +137,7 @@ async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus,
         return ExitCodes.Ok;
       }
       const { submitted, workflow } = await client.submitAndWait(request, options);
-      if (!workflow) {
-        io.stderr(`chorus: ${submitted.correlation_id} was accepted, but the hub has not confirmed how it ended (it is not answering); ask again with: chorus status ${submitted.correlation_id}`);
-        return ExitCodes.Unreachable;
-      }
-      print(workflow, () => renderWorkflow(workflow));
-      if (!isTerminalStatus(workflow.status)) {
-        io.stderr(`chorus: the hub has not confirmed the end of ${workflow.correlation_id} (still ${workflow.status} after its deadline); ask again with: chorus status ${workflow.correlation_id}`);
-        return ExitCodes.Unreachable;
-      }
-      return exitFor(workflow);
+      return printEnded(submitted.correlation_id, workflow);
     }
     case 'status': {
       const workflow = await client.find(args.positional[0], tenant, accepted);
@@ -181,36 +185,26 @@ async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus,
     case 'retry': {
       const workflow = await client.find(args.positional[0], tenant, accepted);
       if (!workflow) return notFound(io, args.positional[0]);
-      let started;
+      const announce = (started: RetryStarted) => {
+        const line = `correlation_id: ${started.correlation_id}\nretry of ${started.retry_of}${started.duplicate ? ' (retried before; this is that retry)' : ''}`;
+        // As for query: with --wait --json, stdout is one JSON document, the retry's workflow.
+        if (args.json && args.wait) io.stderr(`correlation_id: ${started.correlation_id}`);
+        else print(started, () => line);
+      };
       try {
-        started = await client.retry(workflow, 'retried from the CLI');
+        if (!args.wait) {
+          const started = await client.retry(workflow, 'retried from the CLI');
+          announce(started);
+          if (!args.json) io.stdout(`follow it with: chorus status ${started.correlation_id}`);
+          return ExitCodes.Ok;
+        }
+        const { started, workflow: retried } = await client.retryAndWait(workflow, 'retried from the CLI');
+        announce(started);
+        return printEnded(started.correlation_id, retried);
       } catch (e) {
         if (!(e instanceof RetryRefusedError)) throw e;
         io.stderr(`chorus: ${e.message}`);
         return ExitCodes.WorkflowNotCompleted;
-      }
-      const id = started.correlation_id;
-      const line = `correlation_id: ${id}\nretry of ${started.retry_of}${started.duplicate ? ' (retried before; this is that retry)' : ''}`;
-      // As for query: with --wait --json, stdout is one JSON document, the retry's workflow.
-      if (args.json && args.wait) io.stderr(`correlation_id: ${id}`);
-      else print(started, () => line);
-      if (!args.wait) {
-        if (!args.json) io.stdout(`follow it with: chorus status ${id}`);
-        return ExitCodes.Ok;
-      }
-      // Subscribed before asking: the hub's answer comes after, on the same connection.
-      const terminal = client.waitForTerminal(started.tenant_id, id, new Date(started.deadline));
-      try {
-        const now = await client.workflow(id, started.tenant_id);
-        const ended = now && isTerminalStatus(now.status) ? now : await terminal.done;
-        if (!ended) {
-          io.stderr(`chorus: ${id} was started, but the hub has not confirmed how it ended (it is not answering); ask again with: chorus status ${id}`);
-          return ExitCodes.Unreachable;
-        }
-        print(ended, () => renderWorkflow(ended));
-        return exitFor(ended);
-      } finally {
-        terminal.cancel();
       }
     }
     default:

@@ -1,14 +1,17 @@
-import { isRevisionConflict, retryTransient, type Bus, type CountedEvents } from '@chorus/bus';
+import { isRevisionConflict, isTransient, retryTransient, type Bus, type CountedEvents } from '@chorus/bus';
 import {
   applyDeadline,
   applyDroppedDuplicate,
   applyEnvelope,
   HUB_AGENT,
+  isRetryCommand,
+  queryStreamSeq,
   ledgerKey,
   recordAnnouncement,
+  retryNotStarted,
+  retryWouldStart,
   toSummary,
   type Delivery,
-  type RetryStart,
   type StatusChange,
   type Transition,
   type WorkflowRecord,
@@ -19,10 +22,8 @@ import {
   isTerminalStatus,
   parseEnvelope,
   QUERY_NEXT_STEPS,
-  workflowSubject,
   type DuplicateNotice,
   type Envelope,
-  type OrchestrationCommandPayload,
   type StatusUpdatePayload,
 } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
@@ -42,7 +43,7 @@ const ENDED_IN_TIME_PATIENCE_MS = 5 * 60_000;
 export const LEDGER_EVENTS = ['created', 'completed', 'failed', 'timed_out', 'cancelled', 'duplicate', 'late'] as const;
 
 interface QueuedUpdate {
-  transition: (current: WorkflowRecord | null) => Transition | null;
+  transition: (current: WorkflowRecord | null) => Transition | null | Promise<Transition | null>;
   context: { cause?: Envelope; eventId: string };
   log: Logger;
   resolve: (t: Transition | null) => void;
@@ -150,20 +151,20 @@ export class HubService {
    * Records one envelope of the workflow stream. A NATS outage is waited out here, holding the
    * workflow's turn, so its envelopes are still applied in order once NATS is back.
    */
-  async onEnvelope(envelope: Envelope, delivery: Delivery, log: Logger): Promise<Transition | null> {
-    // A retry runs the workflow's own request again, which only its query in the stream holds.
-    const retrySource = isRetryCommand(envelope) ? await this.storedQuery(envelope.tenant_id, envelope.correlation_id) : undefined;
-    return this.update(envelope.tenant_id, envelope.correlation_id, log, (current) => applyEnvelope(current, envelope, delivery, new Date(), { retrySource }), {
-      cause: envelope,
-      eventId: `s${delivery.streamSeq}`,
-    });
+  onEnvelope(envelope: Envelope, delivery: Delivery, log: Logger): Promise<Transition | null> {
+    const apply = (current: WorkflowRecord | null, retrySource?: Envelope | null) => applyEnvelope(current, envelope, delivery, new Date(), { retrySource });
+    // A retry runs the workflow's own query again, read from the stream in the workflow's turn.
+    const transition = isRetryCommand(envelope)
+      ? async (current: WorkflowRecord | null) => apply(current, retryWouldStart(current) ? await this.ranQuery(current) : null)
+      : apply;
+    return this.update(envelope.tenant_id, envelope.correlation_id, log, transition, { cause: envelope, eventId: `s${delivery.streamSeq}` });
   }
 
-  /** The workflow's query as the stream holds it, or null when it holds none (or not a valid one). */
-  private async storedQuery(tenantId: string, correlationId: string): Promise<Envelope | null> {
-    const subject = workflowSubject(tenantId, 'query', correlationId);
-    const stored = await this.bus.lastStored(subject);
-    const parsed = stored ? parseEnvelope(stored, { subject }) : null;
+  /** The query the workflow ran, as the stream holds it, or null when it holds it no more. */
+  private async ranQuery(record: WorkflowRecord): Promise<Envelope | null> {
+    const seq = queryStreamSeq(record);
+    const stored = seq === null ? null : await this.bus.storedAt(seq);
+    const parsed = stored ? parseEnvelope(stored.data, { subject: stored.subject }) : null;
     return parsed?.ok ? parsed.value : null;
   }
 
@@ -246,7 +247,7 @@ export class HubService {
     tenantId: string,
     correlationId: string,
     log: Logger,
-    transition: (current: WorkflowRecord | null) => Transition | null,
+    transition: QueuedUpdate['transition'],
     context: { cause?: Envelope; eventId: string },
   ): Promise<Transition | null> {
     const key = ledgerKey(tenantId, correlationId);
@@ -340,7 +341,8 @@ export class HubService {
     for (const item of batch) {
       let t: Transition | null;
       try {
-        t = item.transition(current);
+        t = await item.transition(current);
+        if (t?.retry) t = await this.startRetry(t, item.log);
       } catch (error) {
         outcomes.push({ error });
         continue;
@@ -348,7 +350,6 @@ export class HubService {
       outcomes.push({ transition: t });
       if (!t || t.record === current) continue;
       await this.recordEvents(key, current === null, t, item.context.eventId);
-      if (t.retry) await this.startRetry(t.retry, item.log);
       let record = t.record;
       for (const change of t.emits) record = await this.announce(record, change, item.log, item.context.cause);
       current = record;
@@ -393,24 +394,39 @@ export class HubService {
   }
 
   /**
-   * Publishes the query of a retry, caused by the command that asked for it, before the retried
-   * workflow's record (which names it) is saved: a lost save redelivers the command, and the
-   * retry's idempotency key makes the stream drop its query the second time.
+   * Publishes the query of the retry the transition started, caused by the command that asked for
+   * it, before the retried workflow's record (which names it) is saved: a lost save redelivers the
+   * command, and the query is stored only if its subject holds none yet, so it exists once however
+   * late that comes. A query that cannot be published for good (too large for a message once it
+   * names what it retries, say) refuses the retry instead; a transient failure throws (redelivery).
    */
-  private async startRetry(retry: RetryStart, log: Logger): Promise<void> {
-    const query = createEnvelope({
-      messageType: 'query',
-      correlationId: retry.correlation_id,
-      tenantId: retry.tenant_id,
-      agent: HUB_AGENT,
-      status: 'pending',
-      deadline: retry.deadline,
-      nextSteps: [...QUERY_NEXT_STEPS],
-      traceparent: retry.command.traceparent,
-      payload: retry.payload,
-    });
-    await this.bus.publish({ ...query, causation_id: retry.command.message_id }, { reportDuplicate: false });
-    log.info({ correlation_id: retry.payload.retry_of, retried_as: retry.correlation_id, by: retry.command.agent }, 'workflow retried');
+  private async startRetry(t: Transition, log: Logger): Promise<Transition> {
+    const retry = t.retry!;
+    const query = {
+      ...createEnvelope({
+        messageType: 'query',
+        correlationId: retry.correlation_id,
+        tenantId: retry.tenant_id,
+        agent: HUB_AGENT,
+        status: 'pending',
+        deadline: retry.deadline,
+        nextSteps: [...QUERY_NEXT_STEPS],
+        traceparent: retry.command.traceparent,
+        payload: retry.payload,
+      }),
+      causation_id: retry.command.message_id,
+    };
+    try {
+      const checked = parseEnvelope(JSON.parse(JSON.stringify(query)));
+      if (!checked.ok) throw checked.error;
+      const published = await this.bus.publish(query, { reportDuplicate: false, firstOnSubject: true });
+      log.info({ correlation_id: retry.payload.retry_of, retried_as: retry.correlation_id, by: retry.command.agent, already_stored: published.duplicate }, 'workflow retried');
+      return t;
+    } catch (e) {
+      if (isTransient(e)) throw e;
+      log.warn({ err: e, correlation_id: retry.payload.retry_of }, 'retry not started');
+      return retryNotStarted(t, (e as Error).message);
+    }
   }
 
   /**
@@ -433,8 +449,4 @@ export class HubService {
     log.info({ correlation_id: record.correlation_id, status: change.status, reason: change.reason }, `workflow ${change.status}`);
     return recordAnnouncement(record, update, { idempotencyKey: published.idempotencyKey, streamSeq: published.seq });
   }
-}
-
-function isRetryCommand(envelope: Envelope): boolean {
-  return envelope.message_type === 'orchestration_command' && (envelope.payload as OrchestrationCommandPayload).command === 'retry';
 }

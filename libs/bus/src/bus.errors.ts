@@ -41,8 +41,8 @@ export class NoRespondersError extends ChorusError {
 /** A workflow was accepted (its query is in the stream) but the hub has not recorded it yet: retry shortly. */
 export class NotRecordedYetError extends ChorusError {
   readonly code = BusErrorCodes.NotRecordedYet;
-  constructor(readonly correlationId: string) {
-    super(`workflow ${correlationId} was accepted, but the hub has not recorded it yet; try again shortly`, { retryable: true });
+  constructor(readonly correlationId: string, message = `workflow ${correlationId} was accepted, but the hub has not recorded it yet; try again shortly`) {
+    super(message, { retryable: true });
   }
 }
 

@@ -8,6 +8,7 @@ import {
   isTerminalStatus,
   parseEnvelope,
   parseWorkflowSubject,
+  retryBudgetMs,
   retryRefusal,
   workflowFilter,
   workflowSubject,
@@ -89,6 +90,19 @@ export interface SubmitOptions {
   traceparent?: string | null;
   /** Called once the query is stored in the stream. */
   onSubmitted?: (submitted: Submitted) => void;
+}
+
+/** How long `retry` waits for the hub to apply the command (a finished workflow's write is not held back). */
+const RETRY_DECISION_WAIT_MS = 5000;
+
+/** Asks `ask` again, at growing intervals (10 ms, doubling to 200 ms), until it answers or `until` passes (null). */
+async function askUntil<T>(until: number, ask: () => Promise<T | null>): Promise<T | null> {
+  for (let wait = 10; Date.now() < until; wait = Math.min(wait * 2, 200)) {
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    const answer = await ask();
+    if (answer) return answer;
+  }
+  return null;
 }
 
 /** Submits queries and reads workflows over the bus; the ingress and the CLI are built on it. */
@@ -259,13 +273,8 @@ export class ChorusClient {
     const status = tenant ? await this.bus.jsm.streams.getMessage(stream, { last_by_subj: workflowSubject(tenant, 'status_update', correlationId) }) : null;
     const announced = status ? parseEnvelope(status.data, { subject: status.subject }) : null;
     const ended = announced?.ok === true && terminalStatusOf(announced.value) !== null;
-    const until = Date.now() + (ended ? ANNOUNCED_END_WAIT_MS : (options.waitMs ?? RECORD_WAIT_MS));
-    for (let wait = 10; Date.now() < until; wait = Math.min(wait * 2, 200)) {
-      await new Promise((resolve) => setTimeout(resolve, wait));
-      const recorded = await this.workflow(correlationId, tenantId);
-      if (recorded) return recorded;
-    }
-    if (ended) return null;
+    const recorded = await askUntil(Date.now() + (ended ? ANNOUNCED_END_WAIT_MS : (options.waitMs ?? RECORD_WAIT_MS)), () => this.workflow(correlationId, tenantId));
+    if (recorded || ended) return recorded;
     throw new NotRecordedYetError(correlationId);
   }
 
@@ -329,45 +338,70 @@ export class ChorusClient {
   /**
    * Asks the hub to retry a workflow that ended without a complete answer: it starts a new workflow
    * (`correlationIdForRetry` of this one) with the same request and time budget, and links the two
-   * (`retried_as`, `retry_of`). Checked here first, as the hub will ({@link retryRefusal}, and the
-   * query still in the stream), so a refusal is a RetryRefusedError at once, not a silent no-op. A
-   * workflow already retried answers with that retry (`duplicate`), whose view has its deadline.
+   * (`retried_as`, `retry_of`). Resolves with the retry once the hub has recorded it, so its id can be
+   * followed at once; a refusal, checked here first ({@link retryRefusal}) and then as the hub
+   * records it, is a RetryRefusedError. A workflow retried already answers with that retry
+   * (`duplicate`). A hub that has not applied the command within a few seconds is a
+   * NotRecordedYetError: ask again, which asks for the same retry.
    */
-  async retry(workflow: Pick<WorkflowView, 'correlation_id' | 'tenant_id' | 'status' | 'degraded' | 'retried_as'>, reason: string): Promise<RetryStarted> {
+  async retry(workflow: Pick<WorkflowView, 'correlation_id' | 'tenant_id' | 'status' | 'degraded' | 'retried_as' | 'deadline' | 'started_at'>, reason: string): Promise<RetryStarted> {
     const refusal = retryRefusal(workflow);
     if (refusal) throw new RetryRefusedError('NOT_RETRYABLE', workflow.correlation_id, refusal);
-    const started = (deadline: string, duplicate: boolean): RetryStarted => ({
-      correlation_id: correlationIdForRetry(workflow.tenant_id, workflow.correlation_id),
-      tenant_id: workflow.tenant_id,
-      retry_of: workflow.correlation_id,
-      deadline,
-      duplicate,
-    });
-    if (workflow.retried_as) {
-      const existing = await this.workflow(workflow.retried_as, workflow.tenant_id);
-      if (existing) return started(existing.deadline, true);
-      throw new RetryRefusedError('NOT_RETRYABLE', workflow.correlation_id, `workflow ${workflow.correlation_id} was retried as ${workflow.retried_as}, which has left the ledger`);
-    }
-    const subject = workflowSubject(workflow.tenant_id, 'query', workflow.correlation_id);
-    const stored = await this.bus.lastStored(subject);
-    const parsed = stored ? parseEnvelope(stored, { subject }) : null;
-    if (!parsed?.ok) {
-      throw new RetryRefusedError('RETRY_IMPOSSIBLE', workflow.correlation_id, `the query of workflow ${workflow.correlation_id} is no longer in the stream, so it cannot be run again`);
-    }
-    const budget = Date.parse(parsed.value.deadline) - Date.parse(parsed.value.timestamp);
+    if (workflow.retried_as) return this.retryOf(workflow, null);
     const command = createEnvelope({
       messageType: 'orchestration_command',
       correlationId: workflow.correlation_id,
       tenantId: workflow.tenant_id,
       agent: this.options.agent,
-      // The retry's deadline: the hub gives the new workflow this one.
-      deadline: new Date(Date.now() + (budget > 0 ? budget : this.options.defaultDeadlineMs)),
+      // The retry's: the hub gives it the same budget from when it applies the command.
+      deadline: new Date(Date.now() + retryBudgetMs(workflow)),
       targetAgent: 'hub',
       payload: { command: 'retry', reason },
     });
     // Each request its own key: a retry refused while the workflow ran may be asked for again.
     await this.bus.publish(command, { part: `retry-${command.message_id}` });
-    return started(command.deadline, false);
+    // The hub's decision is the command recorded as a step, with the retry or the refusal.
+    const decided = await askUntil(Date.now() + RETRY_DECISION_WAIT_MS, async () => {
+      const view = await this.workflow(workflow.correlation_id, workflow.tenant_id);
+      return view?.steps.some((s) => s.message_id === command.message_id) ? view : null;
+    });
+    if (!decided) throw new NotRecordedYetError(workflow.correlation_id, `the retry of workflow ${workflow.correlation_id} was asked for, but the hub has not applied it yet; ask again shortly (for the same retry)`);
+    if (!decided.retried_as) {
+      const error = decided.errors.findLast((e) => e.step === 'orchestration_command' && e.at === command.timestamp && e.agent === command.agent);
+      const code = error?.error_type === 'RETRY_IMPOSSIBLE' ? 'RETRY_IMPOSSIBLE' : 'NOT_RETRYABLE';
+      throw new RetryRefusedError(code, workflow.correlation_id, error?.error_message ?? `the hub did not retry workflow ${workflow.correlation_id}`);
+    }
+    return this.retryOf(decided, command.message_id);
+  }
+
+  /**
+   * Retries and waits for the retry's terminal status, as {@link submitAndWait} does for a query: the
+   * retry's view once it ended, its current view if the hub reports no end by its deadline plus grace,
+   * or null if the hub does not answer then either.
+   */
+  async retryAndWait(workflow: Parameters<ChorusClient['retry']>[0], reason: string): Promise<{ started: RetryStarted; workflow: WorkflowView | null }> {
+    const id = correlationIdForRetry(workflow.tenant_id, workflow.correlation_id);
+    // Subscribed before the retry can start, so its end cannot pass unseen.
+    const terminal = this.waitForTerminal(workflow.tenant_id, id, new Date(Date.now() + retryBudgetMs(workflow)));
+    try {
+      const started = await this.retry(workflow, reason);
+      const now = await this.workflow(id, workflow.tenant_id);
+      if (now && isTerminalStatus(now.status)) return { started, workflow: now };
+      const ended = await terminal.done;
+      return { started, workflow: ended ?? (await this.workflow(id, workflow.tenant_id).catch(() => null)) };
+    } finally {
+      terminal.cancel();
+    }
+  }
+
+  /** The retry the workflow names; `duplicate` unless the command `commandId` started it. */
+  private async retryOf(workflow: Pick<WorkflowView, 'correlation_id' | 'tenant_id' | 'retried_as'>, commandId: string | null): Promise<RetryStarted> {
+    const id = workflow.retried_as!;
+    // Recorded a moment after the retried workflow names it (its query is in the stream by then).
+    const retry = await this.find(id, workflow.tenant_id, { acceptedWithinMs: Number.POSITIVE_INFINITY });
+    if (!retry) throw new RetryRefusedError('NOT_RETRYABLE', workflow.correlation_id, `workflow ${workflow.correlation_id} was retried as ${id}, which has left the ledger`);
+    const cause = retry.steps.find((s) => s.message_type === 'query')?.causation_id;
+    return { correlation_id: id, tenant_id: workflow.tenant_id, retry_of: workflow.correlation_id, deadline: retry.deadline, duplicate: cause !== commandId };
   }
 
   /** Throws the InvalidEnvelopeError `submit` would, naming every invalid field; publishes nothing. */

@@ -43,6 +43,12 @@ export interface PublishOptions {
    * request is the same.
    */
   reportDuplicate?: boolean;
+  /**
+   * Store it only if the stream holds nothing on its subject yet (JetStream's expected last subject
+   * sequence 0), whatever its duplicate window: when it does, nothing is stored and the result is a
+   * duplicate (`seq` 0). For a message that must exist once for good, such as a retry's query.
+   */
+  firstOnSubject?: boolean;
 }
 
 export interface PublishResult {
@@ -168,8 +174,9 @@ export class Bus {
     let retried = false;
     for (let attempt = 0; !ack; attempt++) {
       try {
-        ack = await this.js.publish(subject, data, { msgID: key, headers: h });
+        ack = await this.js.publish(subject, data, { msgID: key, headers: h, ...(options.firstOnSubject ? { expect: { lastSubjectSequence: 0 } } : {}) });
       } catch (e) {
+        if (options.firstOnSubject && isRevisionConflict(e)) return { seq: 0, duplicate: true, idempotencyKey: key };
         const delay = Math.min(1000, 50 * 2 ** attempt);
         if (!isTransient(e) || isRevisionConflict(e) || Date.now() + delay > retryUntil || this.nc.isClosed()) throw e;
         this.log.warn({ err: e, correlation_id: envelope.correlation_id, message_type: envelope.message_type, attempt: attempt + 1, retry_in_ms: delay }, 'publish failed; retrying');
@@ -207,14 +214,23 @@ export class Bus {
     return (await this.lastStoredMessage(subject))?.data ?? null;
   }
 
+  /** The message the workflow stream holds at `seq`, or null if it holds none there (any more). */
+  storedAt(seq: number): Promise<StoredMsg | null> {
+    return this.getStored({ seq });
+  }
+
   /** When the last message on `subject` was stored in the workflow stream, or null if none was. */
   async lastStoredAt(subject: string): Promise<Date | null> {
     return (await this.lastStoredMessage(subject))?.time ?? null;
   }
 
-  private async lastStoredMessage(subject: string): Promise<StoredMsg | null> {
+  private lastStoredMessage(subject: string): Promise<StoredMsg | null> {
+    return this.getStored({ last_by_subj: subject });
+  }
+
+  private async getStored(query: { seq: number } | { last_by_subj: string }): Promise<StoredMsg | null> {
     try {
-      return (await this.jsm.streams.getMessage(this.options.workflowStream, { last_by_subj: subject })) ?? null;
+      return (await this.jsm.streams.getMessage(this.options.workflowStream, query)) ?? null;
     } catch (e) {
       if (/no message found|not found/i.test(String((e as Error).message))) return null;
       throw e;

@@ -1,5 +1,5 @@
 import { correlationIdForRetry, createEnvelope, deriveEnvelope, idempotencyKey, newMessageId, type Envelope } from '@chorus/envelope';
-import { applyDeadline, applyDroppedDuplicate, applyEnvelope, recordAnnouncement, type Transition } from './workflow.transitions';
+import { applyDeadline, applyDroppedDuplicate, applyEnvelope, queryStreamSeq, recordAnnouncement, retryNotStarted, retryWouldStart, type Transition } from './workflow.transitions';
 import { toView, type WorkflowRecord } from './workflow.record';
 
 const t0 = new Date('2026-11-30T10:00:00.000Z');
@@ -286,7 +286,7 @@ describe('applyEnvelope - retry command', () => {
     return { q, record: failed.record };
   };
 
-  it('applyEnvelope - a retry of a failed workflow starts its request again under the retry id, with the command deadline, and links the two', () => {
+  it('applyEnvelope - a retry of a failed workflow starts its request again under the retry id, with the same budget from now, and links the two', () => {
     const { q, record } = failedWorkflow();
     const command = retryCommand(q);
     const t = retry(record, command, q);
@@ -297,17 +297,22 @@ describe('applyEnvelope - retry command', () => {
       correlation_id: correlationIdForRetry('acme', 'wf-1'),
       tenant_id: 'acme',
       payload: { ...q.payload, retry_of: 'wf-1' },
-      deadline: command.deadline,
+      // The query's 10 s, from when the hub applies the command, whatever deadline the command has.
+      deadline: new Date(later.getTime() + 10_000).toISOString(),
       command,
     });
     expect(t.record.steps.at(-1)).toEqual(expect.objectContaining({ message_type: 'orchestration_command', agent: 'cli' }));
     expect(t.record.late_envelopes).toBe(0);
+    expect(queryStreamSeq(record)).toBe(record.seen[record.steps[0].step]);
   });
 
-  it('applyEnvelope - a retry whose command deadline has passed gets the retried query budget from now', () => {
-    const { q, record } = failedWorkflow();
-    const t = retry(record, retryCommand(q, new Date(later.getTime() - 1)), q);
-    expect(Date.parse(t.retry!.deadline) - later.getTime()).toBe(Date.parse(q.deadline) - Date.parse(q.timestamp));
+  it('applyEnvelope - a retry command with status error reports a failure like any envelope: it fails a running workflow and is late on a finished one', () => {
+    const q = query();
+    const running = apply(apply(null, q).record, child(q, 'classification_result', 'intent', {})).record;
+    const errorCommand = { ...retryCommand(q), status: 'error' as const, error_details: { error_type: 'X', error_message: 'x', retry_possible: false } };
+    expect(retry(running, errorCommand, q).record.status).toBe('failed');
+    const { record } = failedWorkflow();
+    expect(retry(record, { ...errorCommand, message_id: newMessageId() }, q)).toEqual(expect.objectContaining({ effect: 'late' }));
   });
 
   it('applyEnvelope - a workflow retried already starts nothing new when asked again', () => {
@@ -341,12 +346,26 @@ describe('applyEnvelope - retry command', () => {
     expect(retry({ ...done, status: 'timed_out' }, retryCommand(q), q).retry).toBeDefined();
   });
 
-  it('applyEnvelope - a retry is refused (RETRY_IMPOSSIBLE) when the stream no longer holds the query', () => {
+  it('applyEnvelope - a retry is refused (RETRY_IMPOSSIBLE) when the stream no longer holds the query, or holds another workflow\u2019s there', () => {
     const { q, record } = failedWorkflow();
-    const t = retry(record, retryCommand(q), null);
-    expect(t.retry).toBeUndefined();
-    expect(t.record.retried_as).toBeNull();
-    expect(t.record.errors.at(-1)).toEqual(expect.objectContaining({ error_type: 'RETRY_IMPOSSIBLE' }));
+    for (const source of [null, { ...q, correlation_id: 'wf-2' }]) {
+      const t = retry(record, retryCommand(q), source);
+      expect(t.retry).toBeUndefined();
+      expect(t.record.retried_as).toBeNull();
+      expect(t.record.errors.at(-1)).toEqual(expect.objectContaining({ error_type: 'RETRY_IMPOSSIBLE', agent: 'cli' }));
+    }
+  });
+
+  it('retryNotStarted - a retry whose query could not be published is refused instead, the command still a step', () => {
+    const { q, record } = failedWorkflow();
+    const started = retry(record, retryCommand(q), q);
+    const undone = retryNotStarted(started, 'too large');
+    expect(undone.retry).toBeUndefined();
+    expect(undone.record.retried_as).toBeNull();
+    expect(undone.record.steps).toEqual(started.record.steps);
+    expect(undone.record.errors.at(-1)).toEqual(expect.objectContaining({ error_type: 'RETRY_IMPOSSIBLE', error_message: 'the retry could not be started: too large' }));
+    expect(retryWouldStart(undone.record)).toBe(true);
+    expect(retryWouldStart(started.record)).toBe(false);
   });
 
   it('applyEnvelope - the same retry command delivered again is a redelivery, stored again a duplicate: one retry', () => {
@@ -358,9 +377,13 @@ describe('applyEnvelope - retry command', () => {
     expect([redelivered.effect, redelivered.retry, stored.effect, stored.retry]).toEqual(['redelivered', undefined, 'duplicate', undefined]);
   });
 
-  it('applyEnvelope - the query of a retry records what it retries', () => {
-    const retried = { ...query(), correlation_id: 'rt_1', payload: { query: 'hello', top_k: 5, require_all: false, retry_of: 'wf-1' } } as Envelope;
-    expect(toView(apply(null, retried).record)).toEqual(expect.objectContaining({ retry_of: 'wf-1', retried_as: null }));
+  it('applyEnvelope - the query of a retry records what it retries; a retry_of from anyone but the hub, or on another id, is not taken', () => {
+    const retryId = correlationIdForRetry('acme', 'wf-1');
+    const payload = { query: 'hello', top_k: 5, require_all: false, retry_of: 'wf-1' };
+    const fromHub = { ...query(), correlation_id: retryId, agent: 'hub', payload } as Envelope;
+    expect(toView(apply(null, fromHub).record)).toEqual(expect.objectContaining({ retry_of: 'wf-1', retried_as: null }));
+    expect(toView(apply(null, { ...fromHub, agent: 'ingress' }).record).retry_of).toBeNull();
+    expect(toView(apply(null, { ...fromHub, correlation_id: 'rt_forged' }).record).retry_of).toBeNull();
     expect(toView(apply(null, query()).record)).toEqual(expect.objectContaining({ retry_of: null, retried_as: null }));
   });
 });

@@ -1,6 +1,7 @@
 import {
   correlationIdForRetry,
   isTerminalStatus,
+  retryBudgetMs,
   retryRefusal,
   type Envelope,
   type ErrorDetailsShape,
@@ -41,10 +42,7 @@ export interface RetryStart {
   correlation_id: string;
   tenant_id: string;
   payload: QueryPayload;
-  /**
-   * The command's deadline when it is still ahead (the ingress and the CLI set it to now plus the
-   * retried workflow's time budget), else now plus that budget: its query's deadline less its timestamp.
-   */
+  /** Now plus the retried workflow's time budget (its deadline less its start). */
   deadline: string;
   /** The command that asked for it, the query's cause. */
   command: Envelope;
@@ -121,9 +119,7 @@ export function applyEnvelope(
   };
   const isOwnUpdate = envelope.agent === HUB_AGENT && envelope.message_type === 'status_update';
   if (isOwnUpdate) return { record, effect: 'recorded', emits: [] };
-  if (envelope.message_type === 'orchestration_command' && (envelope.payload as OrchestrationCommandPayload).command === 'retry') {
-    return retry(record, envelope, delivery.idempotencyKey, context.retrySource ?? null, now);
-  }
+  if (isRetryCommand(envelope)) return retry(record, envelope, delivery.idempotencyKey, context.retrySource ?? null, now);
   if (isTerminalStatus(record.status)) {
     return { record: { ...record, late_envelopes: record.late_envelopes + 1 }, effect: 'late', emits: [] };
   }
@@ -136,7 +132,7 @@ export function applyEnvelope(
       const payload = envelope.payload as QueryPayload;
       record.query = payload.query;
       record.session_id = payload.session_id ?? null;
-      record.retry_of = payload.retry_of ?? null;
+      record.retry_of = isRetryOf(envelope, payload.retry_of) ? payload.retry_of : null;
       record.started_at = startedAt(envelope, now);
       record.deadline = envelope.deadline;
       break;
@@ -254,47 +250,58 @@ function command(record: WorkflowRecord, envelope: Envelope, now: Date): Transit
   if (payload.command === 'cancel') {
     return finish(record, 'cancelled', endedAt(record, envelope.timestamp, now), { reason: payload.reason || `cancelled by ${envelope.agent}`, step: null });
   }
-  record.errors = [
-    ...record.errors,
-    {
-      error_type: 'UNSUPPORTED_COMMAND',
-      error_message: `the hub does not support the '${payload.command}' command`,
-      retry_possible: false,
-      agent: envelope.agent,
-      step: 'orchestration_command',
-      at: envelope.timestamp,
-    },
-  ];
-  return { record, effect: 'applied', emits: [] };
+  // A retry never gets here (see isRetryCommand); the payload's schema allows no other command.
+  throw new Error(`unexpected orchestration command '${String(payload.command)}'`);
+}
+
+/**
+ * An `orchestration_command` `{command: "retry"}` (with any status but `error`, which reports a
+ * failure like any other envelope's).
+ */
+export function isRetryCommand(envelope: Envelope): boolean {
+  return envelope.message_type === 'orchestration_command' && envelope.status !== 'error' && (envelope.payload as OrchestrationCommandPayload).command === 'retry';
+}
+
+/**
+ * Whether a retry command would start a retry of this workflow now, so the hub must read the query
+ * it runs again (the stream sequence of the workflow's own query: {@link queryStreamSeq}).
+ */
+export function retryWouldStart(record: WorkflowRecord | null): record is WorkflowRecord {
+  return record !== null && retryRefusal(record) === null && !record.retried_as;
+}
+
+/** Where the stream holds the query this workflow ran (the first one the hub recorded), or null. */
+export function queryStreamSeq(record: WorkflowRecord): number | null {
+  const step = record.steps.find((s) => s.message_type === 'query');
+  return step ? (ownValue(record.seen, step.step) ?? null) : null;
+}
+
+/** A query's `retry_of` counts only from the hub, under the retry id of the workflow it names. */
+function isRetryOf(envelope: Envelope, retryOf: string | null | undefined): retryOf is string {
+  return !!retryOf && envelope.agent === HUB_AGENT && correlationIdForRetry(envelope.tenant_id, retryOf) === envelope.correlation_id;
 }
 
 /**
  * An `orchestration_command` `{command: "retry"}`. A workflow that ended without a complete answer
  * (failed, timed out, cancelled, or completed degraded) is retried once: the hub starts a new
- * workflow, `correlationIdForRetry` of this one, with the same request and time budget, and records
- * it here as `retried_as`; the retried workflow keeps its own terminal status. Asked again, the same
- * retry stands (nothing new starts). Otherwise the command is refused: recorded as an error
- * (`NOT_RETRYABLE`, or `RETRY_IMPOSSIBLE` when the stream no longer holds the workflow's query, the
- * request to run again), and nothing else changes. Either way it is a step of the audit trail.
+ * workflow, `correlationIdForRetry` of this one, with the same request (`source`: the query this
+ * workflow ran, read from the stream) and time budget from now, and records it here as
+ * `retried_as`; the retried workflow keeps its own terminal status. Asked again, the same retry
+ * stands (nothing new starts). Otherwise the command is refused: recorded as an error
+ * (`NOT_RETRYABLE`, or `RETRY_IMPOSSIBLE` when the stream no longer holds the workflow's query), and
+ * nothing else changes. Either way it is a step of the audit trail.
  */
 function retry(record: WorkflowRecord, envelope: Envelope, key: string, source: Envelope | null, now: Date): Transition {
   // A step of the audit trail that leaves what the workflow waits for as it was.
   const nextSteps = record.next_steps;
   addStep(record, envelope, key);
   record.next_steps = nextSteps;
-  const refuse = (error_type: string, error_message: string): Transition => {
-    record.errors = [...record.errors, { error_type, error_message, retry_possible: false, agent: envelope.agent, step: 'orchestration_command', at: envelope.timestamp }];
-    return { record, effect: 'applied', emits: [] };
-  };
   const refusal = retryRefusal(record);
-  if (refusal) return refuse('NOT_RETRYABLE', refusal);
+  if (refusal) return refuseRetry(record, envelope, 'NOT_RETRYABLE', refusal);
   if (record.retried_as) return { record, effect: 'applied', emits: [] };
-  if (!source || source.message_type !== 'query') {
-    return refuse('RETRY_IMPOSSIBLE', `the query of workflow ${record.correlation_id} is no longer in the stream, so it cannot be run again`);
+  if (source?.message_type !== 'query' || source.correlation_id !== record.correlation_id) {
+    return refuseRetry(record, envelope, 'RETRY_IMPOSSIBLE', `the query of workflow ${record.correlation_id} is no longer in the stream, so it cannot be run again`);
   }
-  const budget = Date.parse(source.deadline) - Date.parse(source.timestamp);
-  const asked = Date.parse(envelope.deadline);
-  const deadline = asked > now.getTime() ? asked : now.getTime() + (budget > 0 ? budget : MIN_RETRY_BUDGET_MS);
   record.retried_as = correlationIdForRetry(record.tenant_id, record.correlation_id);
   return {
     record,
@@ -304,14 +311,26 @@ function retry(record: WorkflowRecord, envelope: Envelope, key: string, source: 
       correlation_id: record.retried_as,
       tenant_id: record.tenant_id,
       payload: { ...(source.payload as QueryPayload), retry_of: record.correlation_id },
-      deadline: new Date(deadline).toISOString(),
+      deadline: new Date(now.getTime() + retryBudgetMs(record)).toISOString(),
       command: envelope,
     },
   };
 }
 
-/** The time budget of a retry whose original query's deadline cannot be read. */
-const MIN_RETRY_BUDGET_MS = 1000;
+/**
+ * The retry a transition started, undone because its query could not be published for good (it
+ * no longer fits in a message, say): the command stays a step, refused with `RETRY_IMPOSSIBLE`.
+ */
+export function retryNotStarted(t: Transition, reason: string): Transition {
+  const command = t.retry?.command;
+  if (!command) return t;
+  return refuseRetry({ ...t.record, retried_as: null }, command, 'RETRY_IMPOSSIBLE', `the retry could not be started: ${reason}`);
+}
+
+function refuseRetry(record: WorkflowRecord, command: Envelope, error_type: string, error_message: string): Transition {
+  const error = { error_type, error_message, retry_possible: false, agent: command.agent, step: 'orchestration_command', at: command.timestamp };
+  return { record: { ...record, errors: [...record.errors, error] }, effect: 'applied', emits: [] };
+}
 
 /**
  * When a workflow ended: the time of what ended it (its response, failure report, cancel, or its

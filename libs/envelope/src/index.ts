@@ -126,4 +126,4 @@ export type {
   WorkflowSummary,
   WorkflowView,
 } from './workflow-view';
-export { retryRefusal } from './workflow-view';
+export { retryBudgetMs, retryRefusal } from './workflow-view';

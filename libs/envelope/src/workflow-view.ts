@@ -78,6 +78,15 @@ export function retryRefusal(workflow: Pick<WorkflowView, 'status' | 'degraded' 
   return null;
 }
 
+/**
+ * The time budget a retry gets, from when the hub applies its command: the one the hub held the
+ * workflow to (its deadline less its start), or a second if that cannot be read.
+ */
+export function retryBudgetMs(workflow: Pick<WorkflowView, 'deadline' | 'started_at'>): number {
+  const budget = Date.parse(workflow.deadline) - Date.parse(workflow.started_at);
+  return budget > 0 ? budget : 1000;
+}
+
 /** A row of `GET /v1/workflows`. */
 export interface WorkflowSummary {
   correlation_id: string;

@@ -171,7 +171,7 @@ export function mountWorkflow(outlet, { scope, params: [id], query, ctx }) {
     retryBtn.disabled = true;
     try {
       const started = await api.post(`${base}/retry${q}`, { reason: 'retried from the dashboard' }, { signal: scope.signal });
-      location.hash = workflowHref(started.correlation_id, query.tenant);
+      location.hash = workflowHref(started.correlation_id, started.tenant_id);
     } catch (err) {
       if (err.name === 'AbortError') return;
       showNotice(`Could not retry: ${err.message}`);
@@ -205,9 +205,11 @@ export function mountWorkflow(outlet, { scope, params: [id], query, ctx }) {
     const finishedAt = terminal && w?.finished_at ? Date.parse(w.finished_at) : null;
     const pending = pendingStep(terminal ? w : null, model.envelopes ?? model.events, steps);
     if (pending) steps.push(pending);
-    const lastEnd = Math.max(start, ...steps.filter((st) => !st.live).map((st) => Date.parse(st.finished_at)));
+    // A command applied after the end (a retry asked for an hour later) is in the table, not the chart.
+    const charted = finishedAt ? steps.filter((st) => st.live || st.message_type !== 'orchestration_command' || Date.parse(st.finished_at) <= finishedAt) : steps;
+    const lastEnd = Math.max(start, ...charted.filter((st) => !st.live).map((st) => Date.parse(st.finished_at)));
     const end = finishedAt ? Math.max(finishedAt, lastEnd) : Date.now();
-    drawTimeline(tlChart, { steps, start, end, finishedAt, status, deadline: w ? Date.parse(w.deadline) : null });
+    drawTimeline(tlChart, { steps: charted, start, end, finishedAt, status, deadline: w ? Date.parse(w.deadline) : null });
     renderStepsTable(stepsBody, steps, start);
     if (w) {
       renderProblems(probCard, probBody, w);
