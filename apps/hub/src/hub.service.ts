@@ -22,6 +22,7 @@ import {
   isTerminalStatus,
   parseEnvelope,
   QUERY_NEXT_STEPS,
+  workflowSubject,
   type DuplicateNotice,
   type Envelope,
   type StatusUpdatePayload,
@@ -160,12 +161,22 @@ export class HubService {
     return this.update(envelope.tenant_id, envelope.correlation_id, log, transition, { cause: envelope, eventId: `s${delivery.streamSeq}` });
   }
 
-  /** The query the workflow ran, as the stream holds it, or null when it holds it no more. */
+  /**
+   * The query the workflow ran, as the stream holds it: the copy its record names, else the last on
+   * its subject; null when the stream holds none (or cannot be read for good: the retry is refused).
+   */
   private async ranQuery(record: WorkflowRecord): Promise<Envelope | null> {
-    const seq = queryStreamSeq(record);
-    const stored = seq === null ? null : await this.bus.storedAt(seq);
-    const parsed = stored ? parseEnvelope(stored.data, { subject: stored.subject }) : null;
-    return parsed?.ok ? parsed.value : null;
+    const subject = workflowSubject(record.tenant_id, 'query', record.correlation_id);
+    try {
+      const seq = queryStreamSeq(record);
+      const stored = (seq === null ? null : await this.bus.storedAt(seq)) ?? (await this.bus.lastStoredMessage(subject));
+      const parsed = stored ? parseEnvelope(stored.data, { subject }) : null;
+      return parsed?.ok ? parsed.value : null;
+    } catch (e) {
+      if (isTransient(e)) throw e;
+      this.log.warn({ err: e, correlation_id: record.correlation_id }, 'the query of a workflow to retry could not be read');
+      return null;
+    }
   }
 
   /** Counts a re-publish that the stream dropped (reported on `chorus.dup.…`). */
@@ -344,6 +355,8 @@ export class HubService {
         t = await item.transition(current);
         if (t?.retry) t = await this.startRetry(t, item.log);
       } catch (error) {
+        // NATS away while a retry reads or publishes: the whole batch waits it out, keeping the turn.
+        if (isTransient(error)) throw error;
         outcomes.push({ error });
         continue;
       }

@@ -110,7 +110,7 @@ export class WorkflowsController {
   @ApiOperation({ summary: 'Retry a workflow that failed, timed out, was cancelled or completed degraded' })
   @ApiResponse({ status: 202, description: '`{correlation_id, tenant_id, retry_of, deadline, status_url}` of the new workflow, once the hub has recorded it' })
   @ApiResponse({ status: 200, description: 'Retried before: the same, for that retry' })
-  @ApiResponse({ status: 409, description: '`error_type` NOT_RETRYABLE (not ended, completed with every lens, or its retry has left the ledger) or RETRY_IMPOSSIBLE (its query is no longer in the stream)' })
+  @ApiResponse({ status: 409, description: '`error_type` NOT_RETRYABLE (not ended, completed with every lens, or its retry has left the ledger) or RETRY_IMPOSSIBLE (its query is no longer in the stream, or could not be published again)' })
   @ApiResponse({ status: 503, description: 'The hub has not applied the request within 5 s: ask again (for the same retry)' })
   async retry(
     @Param('id') id: string,

@@ -382,7 +382,8 @@ export class ChorusClient {
   async retryAndWait(workflow: Parameters<ChorusClient['retry']>[0], reason: string): Promise<{ started: RetryStarted; workflow: WorkflowView | null }> {
     const id = correlationIdForRetry(workflow.tenant_id, workflow.correlation_id);
     // Subscribed before the retry can start, so its end cannot pass unseen.
-    const terminal = this.waitForTerminal(workflow.tenant_id, id, new Date(Date.now() + retryBudgetMs(workflow)));
+    // The hub gives the retry its budget from when it applies the command: up to the wait for that later.
+    const terminal = this.waitForTerminal(workflow.tenant_id, id, new Date(Date.now() + retryBudgetMs(workflow) + RETRY_DECISION_WAIT_MS));
     try {
       const started = await this.retry(workflow, reason);
       const now = await this.workflow(id, workflow.tenant_id);

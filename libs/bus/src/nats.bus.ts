@@ -46,7 +46,8 @@ export interface PublishOptions {
   /**
    * Store it only if the stream holds nothing on its subject yet (JetStream's expected last subject
    * sequence 0), whatever its duplicate window: when it does, nothing is stored and the result is a
-   * duplicate (`seq` 0). For a message that must exist once for good, such as a retry's query.
+   * duplicate (inside the window, with the stored copy's `seq`; past it, `seq` 0). For a message
+   * that must exist once for good, such as a retry's query.
    */
   firstOnSubject?: boolean;
 }
@@ -224,7 +225,8 @@ export class Bus {
     return (await this.lastStoredMessage(subject))?.time ?? null;
   }
 
-  private lastStoredMessage(subject: string): Promise<StoredMsg | null> {
+  /** The last message stored on `subject` in the workflow stream, or null if there is none. */
+  lastStoredMessage(subject: string): Promise<StoredMsg | null> {
     return this.getStored({ last_by_subj: subject });
   }
 

@@ -303,7 +303,20 @@ describe('applyEnvelope - retry command', () => {
     });
     expect(t.record.steps.at(-1)).toEqual(expect.objectContaining({ message_type: 'orchestration_command', agent: 'cli' }));
     expect(t.record.late_envelopes).toBe(0);
-    expect(queryStreamSeq(record)).toBe(record.seen[record.steps[0].step]);
+  });
+
+  it('queryStreamSeq - where the stream holds the query the workflow ran; none for a workflow whose query the hub has not seen', () => {
+    const q = query();
+    const created = applyEnvelope(null, q, { idempotencyKey: idempotencyKey(q.correlation_id, 'query', 'ingress'), streamSeq: 4242 }, t0).record;
+    expect(queryStreamSeq(created)).toBe(4242);
+    expect(queryStreamSeq(apply(null, child(q, 'classification_result', 'intent', {})).record)).toBeNull();
+  });
+
+  it('applyEnvelope - a retry command for a workflow the hub has no query of records a pending workflow that refuses it, saying so', () => {
+    const t = retry(null, retryCommand(query()), null);
+    expect(t.record.status).toBe('pending');
+    expect(t.retry).toBeUndefined();
+    expect(t.record.errors).toEqual([expect.objectContaining({ error_type: 'NOT_RETRYABLE', error_message: expect.stringMatching(/no query recorded for workflow wf-1/) })]);
   });
 
   it('applyEnvelope - a retry command with status error reports a failure like any envelope: it fails a running workflow and is late on a finished one', () => {

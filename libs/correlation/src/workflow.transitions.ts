@@ -296,10 +296,13 @@ function retry(record: WorkflowRecord, envelope: Envelope, key: string, source: 
   const nextSteps = record.next_steps;
   addStep(record, envelope, key);
   record.next_steps = nextSteps;
+  if (!record.steps.some((s) => s.message_type === 'query')) {
+    return refuseRetry(record, envelope, 'NOT_RETRYABLE', `the hub has no query recorded for workflow ${record.correlation_id} (unknown, or not started): there is nothing to retry`);
+  }
   const refusal = retryRefusal(record);
   if (refusal) return refuseRetry(record, envelope, 'NOT_RETRYABLE', refusal);
   if (record.retried_as) return { record, effect: 'applied', emits: [] };
-  if (source?.message_type !== 'query' || source.correlation_id !== record.correlation_id) {
+  if (source?.message_type !== 'query' || source.correlation_id !== record.correlation_id || source.tenant_id !== record.tenant_id) {
     return refuseRetry(record, envelope, 'RETRY_IMPOSSIBLE', `the query of workflow ${record.correlation_id} is no longer in the stream, so it cannot be run again`);
   }
   record.retried_as = correlationIdForRetry(record.tenant_id, record.correlation_id);
