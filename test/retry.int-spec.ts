@@ -85,9 +85,14 @@ describe('retrying a workflow (orchestration_command retry)', () => {
     expect({ status: original.status, retried_as: original.retried_as, finished_at: original.finished_at }).toEqual({ status: 'failed', retried_as: retryId, finished_at: failed.finished_at });
     expect(original.steps.at(-1)).toEqual(expect.objectContaining({ message_type: 'orchestration_command', agent: 'ingress' }));
 
+    const stats = (await getJson(`${f.url}/v1/stats`)).body;
+    expect(stats.totals.retried).toBe(1);
+    expect((await fetch(`${f.url}/metrics`).then((m) => m.text())).match(/^chorus_workflows_retried\{app="chorus"\} (\d+)$/m)?.[1]).toBe('1');
+
     // Asked again: the same retry, nothing new.
     const again = await postJson(`${f.url}/v1/workflows/${failed.correlation_id}/retry`, {});
     expect({ status: again.status, id: again.body.correlation_id, deadline: again.body.deadline }).toEqual({ status: 200, id: retryId, deadline: retried.deadline });
+    expect((await getJson(`${f.url}/v1/stats`)).body.totals.retried).toBe(1);
     const list = (await getJson(`${f.url}/v1/workflows?limit=100`)).body as { workflows: Array<{ correlation_id: string }> };
     expect(list.workflows.filter((w) => w.correlation_id === retryId)).toHaveLength(1);
   }, 40_000);

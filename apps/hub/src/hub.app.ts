@@ -27,6 +27,7 @@ function registerHubMetrics(bus: Bus, queries: HubQueries, hub: HubService): voi
   });
   bus.metrics.gauge('chorus_duplicates_dropped', 'Duplicate envelopes dropped, in the totals window', [], async (set) => set({}, (await totals()).duplicates_dropped));
   bus.metrics.gauge('chorus_late_envelopes', 'Envelopes that arrived after their workflow finished', [], async (set) => set({}, (await totals()).late_envelopes));
+  bus.metrics.gauge('chorus_workflows_retried', 'Workflows retried (orchestration_command retry), in the totals window', [], async (set) => set({}, (await totals()).retried));
   bus.metrics.gauge('chorus_dead_letters', 'Dead letters stored', [], async (set) => set({}, (await totals()).dead_letters));
 }
 export const LEDGER_EVENTS_PREFIX = 'chorus.ledger';

@@ -41,6 +41,8 @@ export interface HubStats {
     cancelled: number;
     duplicates_dropped: number;
     late_envelopes: number;
+    /** Workflows retried (each at most once: its retry is another workflow, counted as created). */
+    retried: number;
     dead_letters: number;
   };
   /** Totals count events stored since then (the ledger-event stream's retention). */
@@ -143,6 +145,7 @@ export class HubQueries {
         cancelled: n('cancelled'),
         duplicates_dropped: n('duplicate'),
         late_envelopes: n('late'),
+        retried: n('retried'),
         dead_letters: deadLetters,
       },
       totals_since: since,

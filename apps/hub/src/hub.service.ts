@@ -41,7 +41,7 @@ const MAX_CONFLICT_RETRIES = 8;
 const ENDED_IN_TIME_PATIENCE_MS = 5 * 60_000;
 
 /** Kinds of ledger events; their counts are the hub's totals. */
-export const LEDGER_EVENTS = ['created', 'completed', 'failed', 'timed_out', 'cancelled', 'duplicate', 'late'] as const;
+export const LEDGER_EVENTS = ['created', 'completed', 'failed', 'timed_out', 'cancelled', 'duplicate', 'late', 'retried'] as const;
 
 interface QueuedUpdate {
   transition: (current: WorkflowRecord | null) => Transition | null | Promise<Transition | null>;
@@ -403,6 +403,7 @@ export class HubService {
     for (const change of t.emits) events.push(this.events.record(change.status, tenant, `${key}.${change.status}`));
     if (t.effect === 'duplicate') events.push(this.events.record('duplicate', tenant, `${key}.duplicate.${eventId}`));
     if (t.effect === 'late') events.push(this.events.record('late', tenant, `${key}.late.${eventId}`));
+    if (t.retry) events.push(this.events.record('retried', tenant, `${key}.retried`));
     await Promise.all(events);
   }
 
