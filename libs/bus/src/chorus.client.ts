@@ -71,7 +71,7 @@ export interface RetryStarted {
   tenant_id: string;
   /** The workflow it retries. */
   retry_of: string;
-  /** The retry's deadline: now plus the retried workflow's time budget (or the earlier retry's). */
+  /** The retry's deadline, as the hub recorded it: the retried workflow's time budget from when it started the retry. */
   deadline: string;
   /** True when the workflow had been retried already; that retry is the answer, nothing new starts. */
   duplicate: boolean;
@@ -131,13 +131,7 @@ export class ChorusClient {
       }
       const ended = await terminal?.done;
       if (ended) return { submitted, workflow: ended };
-      // The query is in the stream, and its id is the caller's only handle on it: a hub that does not
-      // answer now is "not confirmed" (null), not an error that would lose the id.
-      const view = await this.workflow(submitted.correlation_id, submitted.tenant_id).catch((e: unknown) => {
-        if (isTransient(e)) return null;
-        throw e;
-      });
-      return { submitted, workflow: view };
+      return { submitted, workflow: await this.unconfirmed(submitted.correlation_id, submitted.tenant_id) };
     } finally {
       terminal?.cancel();
     }
@@ -241,6 +235,18 @@ export class ChorusClient {
         sub.unsubscribe();
       },
     };
+  }
+
+  /**
+   * The current view of a workflow whose end was not confirmed in time. Its id is in the stream and is
+   * the caller's only handle on it: a hub that does not answer now is "not confirmed" (null), not an
+   * error that would lose the id.
+   */
+  private unconfirmed(correlationId: string, tenantId: string): Promise<WorkflowView | null> {
+    return this.workflow(correlationId, tenantId).catch((e: unknown) => {
+      if (isTransient(e)) return null;
+      throw e;
+    });
   }
 
   /** The view of a workflow whose terminal status was announced (asked again until the hub shows it). */
@@ -389,7 +395,7 @@ export class ChorusClient {
       const now = await this.workflow(id, workflow.tenant_id);
       if (now && isTerminalStatus(now.status)) return { started, workflow: now };
       const ended = await terminal.done;
-      return { started, workflow: ended ?? (await this.workflow(id, workflow.tenant_id).catch(() => null)) };
+      return { started, workflow: ended ?? (await this.unconfirmed(id, workflow.tenant_id)) };
     } finally {
       terminal.cancel();
     }
