@@ -5,10 +5,8 @@ import {
   applyEnvelope,
   HUB_AGENT,
   isRetryCommand,
-  queryStreamSeq,
   ledgerKey,
   recordAnnouncement,
-  retryNotStarted,
   retryWouldStart,
   toSummary,
   type Delivery,
@@ -20,9 +18,6 @@ import {
   createEnvelope,
   deriveEnvelope,
   isTerminalStatus,
-  parseEnvelope,
-  QUERY_NEXT_STEPS,
-  workflowSubject,
   type DuplicateNotice,
   type Envelope,
   type StatusUpdatePayload,
@@ -34,6 +29,7 @@ import { KeyedMutex } from './keyed.mutex';
 import { fillRecentIndexPatiently, readTakeoverWindow, type TakeoverTarget } from './ledger.takeover';
 import type { LedgerEntry, LedgerStore } from './ledger.store';
 import { RecentIndex } from './recent.index';
+import { RetryStarter } from './retry.starter';
 import { endStoredBy } from './stored-end';
 
 const MAX_CONFLICT_RETRIES = 8;
@@ -82,6 +78,7 @@ export class HubService {
   /** Ledger writes, and the transitions they stored (several per write when they queue up together). */
   readonly writes = { records: 0, transitions: 0 };
   readonly recent: RecentIndex;
+  private readonly retries: RetryStarter;
   private sweeper?: NodeJS.Timeout;
   private active = false;
   /** When this hub last became the active one. */
@@ -97,6 +94,7 @@ export class HubService {
     private readonly options: HubServiceOptions,
   ) {
     this.recent = new RecentIndex(options.recentCapacity);
+    this.retries = new RetryStarter(bus, log);
   }
 
   get isActive(): boolean {
@@ -156,27 +154,9 @@ export class HubService {
     const apply = (current: WorkflowRecord | null, retrySource?: Envelope | null) => applyEnvelope(current, envelope, delivery, new Date(), { retrySource });
     // A retry runs the workflow's own query again, read from the stream in the workflow's turn.
     const transition = isRetryCommand(envelope)
-      ? async (current: WorkflowRecord | null) => apply(current, retryWouldStart(current) ? await this.ranQuery(current) : null)
+      ? async (current: WorkflowRecord | null) => apply(current, retryWouldStart(current) ? await this.retries.ranQuery(current) : null)
       : apply;
     return this.update(envelope.tenant_id, envelope.correlation_id, log, transition, { cause: envelope, eventId: `s${delivery.streamSeq}` });
-  }
-
-  /**
-   * The query the workflow ran, as the stream holds it: the copy its record names, else the last on
-   * its subject; null when the stream holds none (or cannot be read for good: the retry is refused).
-   */
-  private async ranQuery(record: WorkflowRecord): Promise<Envelope | null> {
-    const subject = workflowSubject(record.tenant_id, 'query', record.correlation_id);
-    try {
-      const seq = queryStreamSeq(record);
-      const stored = (seq === null ? null : await this.bus.storedAt(seq)) ?? (await this.bus.lastStoredMessage(subject));
-      const parsed = stored ? parseEnvelope(stored.data, { subject }) : null;
-      return parsed?.ok ? parsed.value : null;
-    } catch (e) {
-      if (isTransient(e)) throw e;
-      this.log.warn({ err: e, correlation_id: record.correlation_id }, 'the query of a workflow to retry could not be read');
-      return null;
-    }
   }
 
   /** Counts a re-publish that the stream dropped (reported on `chorus.dup.…`). */
@@ -353,7 +333,7 @@ export class HubService {
       let t: Transition | null;
       try {
         t = await item.transition(current);
-        if (t?.retry) t = await this.startRetry(t, item.log);
+        if (t?.retry) t = await this.retries.start(t, item.log);
       } catch (error) {
         // NATS away while a retry reads or publishes: the whole batch waits it out, keeping the turn.
         if (isTransient(error)) throw error;
@@ -405,42 +385,6 @@ export class HubService {
     if (t.effect === 'late') events.push(this.events.record('late', tenant, `${key}.late.${eventId}`));
     if (t.retry) events.push(this.events.record('retried', tenant, `${key}.retried`));
     await Promise.all(events);
-  }
-
-  /**
-   * Publishes the query of the retry the transition started, caused by the command that asked for
-   * it, before the retried workflow's record (which names it) is saved: a lost save redelivers the
-   * command, and the query is stored only if its subject holds none yet, so it exists once however
-   * late that comes. A query that cannot be published for good (too large for a message once it
-   * names what it retries, say) refuses the retry instead; a transient failure throws (redelivery).
-   */
-  private async startRetry(t: Transition, log: Logger): Promise<Transition> {
-    const retry = t.retry!;
-    const query = {
-      ...createEnvelope({
-        messageType: 'query',
-        correlationId: retry.correlation_id,
-        tenantId: retry.tenant_id,
-        agent: HUB_AGENT,
-        status: 'pending',
-        deadline: retry.deadline,
-        nextSteps: [...QUERY_NEXT_STEPS],
-        traceparent: retry.command.traceparent,
-        payload: retry.payload,
-      }),
-      causation_id: retry.command.message_id,
-    };
-    try {
-      const checked = parseEnvelope(JSON.parse(JSON.stringify(query)));
-      if (!checked.ok) throw checked.error;
-      const published = await this.bus.publish(query, { reportDuplicate: false, firstOnSubject: true });
-      log.info({ correlation_id: retry.payload.retry_of, retried_as: retry.correlation_id, by: retry.command.agent, already_stored: published.duplicate }, 'workflow retried');
-      return t;
-    } catch (e) {
-      if (isTransient(e)) throw e;
-      log.warn({ err: e, correlation_id: retry.payload.retry_of }, 'retry not started');
-      return retryNotStarted(t, (e as Error).message);
-    }
   }
 
   /**

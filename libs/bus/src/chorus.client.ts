@@ -9,7 +9,6 @@ import {
   parseEnvelope,
   parseWorkflowSubject,
   retryBudgetMs,
-  retryRefusal,
   workflowFilter,
   workflowSubject,
   type CorrelationIdOptions,
@@ -21,7 +20,9 @@ import {
   type WorkflowView,
 } from '@chorus/envelope';
 import type { Bus } from './nats.bus';
-import { BusErrorCodes, IdempotencyKeyReusedError, NotRecordedYetError, RemoteError, RetryRefusedError } from './bus.errors';
+import { BusErrorCodes, IdempotencyKeyReusedError, NotRecordedYetError, RemoteError } from './bus.errors';
+import { askUntil } from './ask-until';
+import { RETRY_DECISION_WAIT_MS, requestRetry, type RetryStarted, type RetryTarget } from './workflow.retry';
 import { isTransient } from './transient-error';
 import { setTimerAt } from './long-timer';
 import { readWorkflowHistory } from './workflow.history';
@@ -64,19 +65,6 @@ export interface Submitted {
   duplicate: boolean;
 }
 
-/** A retry asked for: the new workflow that runs the retried one's request again. */
-export interface RetryStarted {
-  /** The retry's own id (`correlationIdForRetry` of the retried workflow). */
-  correlation_id: string;
-  tenant_id: string;
-  /** The workflow it retries. */
-  retry_of: string;
-  /** The retry's deadline, as the hub recorded it: the retried workflow's time budget from when it started the retry. */
-  deadline: string;
-  /** True when the workflow had been retried already; that retry is the answer, nothing new starts. */
-  duplicate: boolean;
-}
-
 export interface SubmitOptions {
   /**
    * The same key (per tenant) returns the same workflow instead of starting another: 1 to 256
@@ -90,19 +78,6 @@ export interface SubmitOptions {
   traceparent?: string | null;
   /** Called once the query is stored in the stream. */
   onSubmitted?: (submitted: Submitted) => void;
-}
-
-/** How long `retry` waits for the hub to apply the command (a finished workflow's write is not held back). */
-const RETRY_DECISION_WAIT_MS = 5000;
-
-/** Asks `ask` again, at growing intervals (10 ms, doubling to 200 ms), until it answers or `until` passes (null). */
-async function askUntil<T>(until: number, ask: () => Promise<T | null>): Promise<T | null> {
-  for (let wait = 10; Date.now() < until; wait = Math.min(wait * 2, 200)) {
-    await new Promise((resolve) => setTimeout(resolve, wait));
-    const answer = await ask();
-    if (answer) return answer;
-  }
-  return null;
 }
 
 /** Submits queries and reads workflows over the bus; the ingress and the CLI are built on it. */
@@ -342,42 +317,11 @@ export class ChorusClient {
   }
 
   /**
-   * Asks the hub to retry a workflow that ended without a complete answer: it starts a new workflow
-   * (`correlationIdForRetry` of this one) with the same request and time budget, and links the two
-   * (`retried_as`, `retry_of`). Resolves with the retry once the hub has recorded it, so its id can be
-   * followed at once; a refusal, checked here first ({@link retryRefusal}) and then as the hub
-   * records it, is a RetryRefusedError. A workflow retried already answers with that retry
-   * (`duplicate`). A hub that has not applied the command within a few seconds is a
-   * NotRecordedYetError: ask again, which asks for the same retry.
+   * Asks the hub to retry a workflow that ended without a complete answer, and resolves once the hub
+   * has recorded the retry ({@link requestRetry}).
    */
-  async retry(workflow: Pick<WorkflowView, 'correlation_id' | 'tenant_id' | 'status' | 'degraded' | 'retried_as' | 'deadline' | 'started_at'>, reason: string): Promise<RetryStarted> {
-    const refusal = retryRefusal(workflow);
-    if (refusal) throw new RetryRefusedError('NOT_RETRYABLE', workflow.correlation_id, refusal);
-    if (workflow.retried_as) return this.retryOf(workflow, null);
-    const command = createEnvelope({
-      messageType: 'orchestration_command',
-      correlationId: workflow.correlation_id,
-      tenantId: workflow.tenant_id,
-      agent: this.options.agent,
-      // The retry's: the hub gives it the same budget from when it applies the command.
-      deadline: new Date(Date.now() + retryBudgetMs(workflow)),
-      targetAgent: 'hub',
-      payload: { command: 'retry', reason },
-    });
-    // Each request its own key: a retry refused while the workflow ran may be asked for again.
-    await this.bus.publish(command, { part: `retry-${command.message_id}` });
-    // The hub's decision is the command recorded as a step, with the retry or the refusal.
-    const decided = await askUntil(Date.now() + RETRY_DECISION_WAIT_MS, async () => {
-      const view = await this.workflow(workflow.correlation_id, workflow.tenant_id);
-      return view?.steps.some((s) => s.message_id === command.message_id) ? view : null;
-    });
-    if (!decided) throw new NotRecordedYetError(workflow.correlation_id, `the retry of workflow ${workflow.correlation_id} was asked for, but the hub has not applied it yet; ask again shortly (for the same retry)`);
-    if (!decided.retried_as) {
-      const error = decided.errors.findLast((e) => e.step === 'orchestration_command' && e.at === command.timestamp && e.agent === command.agent);
-      const code = error?.error_type === 'RETRY_IMPOSSIBLE' ? 'RETRY_IMPOSSIBLE' : 'NOT_RETRYABLE';
-      throw new RetryRefusedError(code, workflow.correlation_id, error?.error_message ?? `the hub did not retry workflow ${workflow.correlation_id}`);
-    }
-    return this.retryOf(decided, command.message_id);
+  retry(workflow: RetryTarget, reason: string): Promise<RetryStarted> {
+    return requestRetry(this, this.bus, this.options.agent, workflow, reason);
   }
 
   /**
@@ -385,7 +329,7 @@ export class ChorusClient {
    * retry's view once it ended, its current view if the hub reports no end by its deadline plus grace,
    * or null if the hub does not answer then either.
    */
-  async retryAndWait(workflow: Parameters<ChorusClient['retry']>[0], reason: string): Promise<{ started: RetryStarted; workflow: WorkflowView | null }> {
+  async retryAndWait(workflow: RetryTarget, reason: string): Promise<{ started: RetryStarted; workflow: WorkflowView | null }> {
     const id = correlationIdForRetry(workflow.tenant_id, workflow.correlation_id);
     // Subscribed before the retry can start, so its end cannot pass unseen.
     // The hub gives the retry its budget from when it applies the command: up to the wait for that later.
@@ -399,16 +343,6 @@ export class ChorusClient {
     } finally {
       terminal.cancel();
     }
-  }
-
-  /** The retry the workflow names; `duplicate` unless the command `commandId` started it. */
-  private async retryOf(workflow: Pick<WorkflowView, 'correlation_id' | 'tenant_id' | 'retried_as'>, commandId: string | null): Promise<RetryStarted> {
-    const id = workflow.retried_as!;
-    // Recorded a moment after the retried workflow names it (its query is in the stream by then).
-    const retry = await this.find(id, workflow.tenant_id, { acceptedWithinMs: Number.POSITIVE_INFINITY });
-    if (!retry) throw new RetryRefusedError('NOT_RETRYABLE', workflow.correlation_id, `workflow ${workflow.correlation_id} was retried as ${id}, which has left the ledger`);
-    const cause = retry.steps.find((s) => s.message_type === 'query')?.causation_id;
-    return { correlation_id: id, tenant_id: workflow.tenant_id, retry_of: workflow.correlation_id, deadline: retry.deadline, duplicate: cause !== commandId };
   }
 
   /** Throws the InvalidEnvelopeError `submit` would, naming every invalid field; publishes nothing. */

@@ -1,6 +1,6 @@
 export { BusErrorCodes, IdempotencyKeyReusedError, NatsUnreachableError, NoJetStreamError, NoRespondersError, NotRecordedYetError, RemoteError, RequestTimeoutError, RetryRefusedError } from './bus.errors';
 export { defaultBusOptions, defaultConsumerOptions, type BusOptions, type ConsumerOptions } from './bus.options';
-export { ChorusClient, type ChorusClientOptions, type RetryStarted, type SubmitOptions, type SubmitQuery, type Submitted } from './chorus.client';
+export { ChorusClient, type ChorusClientOptions, type SubmitOptions, type SubmitQuery, type Submitted } from './chorus.client';
 export { DEAD_LETTER_REASONS, MAX_DEAD_LETTER_DATA_BYTES, createDeadLetter, deadLetterLimit, publishDeadLetter, type DeadLetter, type DeadLetterReason } from './dead-letter';
 export type { EnvelopeHandler, HandlerContext, HandlerResult, Outbound } from './handler.types';
 export { FinishedWorkflows } from './finished-workflows';
@@ -34,3 +34,4 @@ export { runProcess, runStandalone, type Component, type ProcessOptions, type Ru
 export { readWorkflowHistory, type HistoryEntry } from './workflow.history';
 export { AGENT_METADATA_KEY, discoverServices, registerAgentService, ServiceDirectory, type DiscoveredService, type ServiceDirectoryOptions } from './service.directory';
 export { confirmEnded, terminalStatusOf, watchWorkflow, type WorkflowEvent } from './workflow.watch';
+export { requestRetry, type RetryStarted, type RetryTarget } from './workflow.retry';
