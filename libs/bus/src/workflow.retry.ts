@@ -60,7 +60,7 @@ export async function requestRetry(client: WorkflowReader, bus: Bus, agent: stri
   });
   if (!decided) throw new NotRecordedYetError(workflow.correlation_id, `the retry of workflow ${workflow.correlation_id} was asked for, but the hub has not applied it yet; ask again shortly (for the same retry)`);
   if (!decided.retried_as) {
-    const error = decided.errors.findLast((e) => e.step === 'orchestration_command' && e.at === command.timestamp && e.agent === command.agent);
+    const error = decided.errors.find((e) => e.message_id === command.message_id);
     const code = error?.error_type === 'RETRY_IMPOSSIBLE' ? 'RETRY_IMPOSSIBLE' : 'NOT_RETRYABLE';
     throw new RetryRefusedError(code, workflow.correlation_id, error?.error_message ?? `the hub did not retry workflow ${workflow.correlation_id}`);
   }

@@ -123,7 +123,7 @@ describe('applyEnvelope', () => {
     );
     const failed = apply(created.record, report, 'failed-query');
     expect(failed.record.status).toBe('failed');
-    expect(failed.record.errors).toEqual([expect.objectContaining({ agent: 'intent', step: 'query', error_type: 'BOOM', error_message: 'it broke' })]);
+    expect(failed.record.errors).toEqual([expect.objectContaining({ agent: 'intent', step: 'query', error_type: 'BOOM', error_message: 'it broke', message_id: report.message_id })]);
     expect(failed.emits[0]).toEqual(expect.objectContaining({ status: 'failed', step: 'query' }));
   });
 
@@ -348,7 +348,7 @@ describe('applyEnvelope - retry command', () => {
     expect(t.record.retried_as).toBeNull();
     expect(t.record.status).toBe(running.status);
     expect(t.record.next_steps).toEqual(running.next_steps);
-    expect(t.record.errors).toEqual([expect.objectContaining({ error_type: 'NOT_RETRYABLE', agent: 'cli', step: 'orchestration_command' })]);
+    expect(t.record.errors).toEqual([expect.objectContaining({ error_type: 'NOT_RETRYABLE', agent: 'cli', step: 'orchestration_command', message_id: t.record.steps.at(-1)!.message_id })]);
   });
 
   it('applyEnvelope - a degraded completion and a cancelled workflow can be retried', () => {

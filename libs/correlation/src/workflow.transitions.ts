@@ -237,7 +237,7 @@ function fail(record: WorkflowRecord, envelope: Envelope, now: Date): Transition
     retry_possible: false,
   };
   const step = envelope.message_type === 'status_update' ? ((envelope.payload as StatusUpdatePayload).step ?? null) : envelope.message_type;
-  record.errors = [...record.errors, { ...details, agent: envelope.agent, step, at: envelope.timestamp }];
+  record.errors = [...record.errors, { ...details, agent: envelope.agent, step, at: envelope.timestamp, message_id: envelope.message_id }];
   return finish(record, 'failed', endedAt(record, envelope.timestamp, now), {
     reason: `${envelope.agent} failed${step ? ` handling ${step}` : ''}: ${details.error_message}`,
     step,
@@ -331,7 +331,7 @@ export function retryNotStarted(t: Transition, reason: string): Transition {
 }
 
 function refuseRetry(record: WorkflowRecord, command: Envelope, error_type: string, error_message: string): Transition {
-  const error = { error_type, error_message, retry_possible: false, agent: command.agent, step: 'orchestration_command', at: command.timestamp };
+  const error = { error_type, error_message, retry_possible: false, agent: command.agent, step: 'orchestration_command', at: command.timestamp, message_id: command.message_id };
   return { record: { ...record, errors: [...record.errors, error] }, effect: 'applied', emits: [] };
 }
 

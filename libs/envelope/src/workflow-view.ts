@@ -28,6 +28,8 @@ export interface WorkflowError extends ErrorDetailsShape {
   /** The message type it was handling. */
   step: string | null;
   at: string;
+  /** The envelope that reported it (a failure report, a refused command); absent for a timeout. */
+  message_id?: string;
 }
 
 /** The hub's view of a workflow: what `GET /v1/workflows/:id` returns. */
