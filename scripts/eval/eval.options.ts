@@ -62,7 +62,7 @@ export const TUNED_FUSION: Readonly<FusionSettings> = Object.freeze({
 const USAGE = `usage: npm run eval -- --corpus <jsonl> --queries <jsonl> --qrels <tsv> --out <dir>
   [--profiles bm25,trigram,wordvec] [--fused-profiles planner|<list>] [--rrf-k 1] [--rank-window 200]
   [--rrf-weights bm25=1,trigram=0.5,wordvec=0.5] [--concurrency 16] [--deadline-ms 60000] [--warmup 20]
-  [--timed-passes 3] [--profile-timeout-ms 10000]
+  [--timed-passes 5] [--profile-timeout-ms 10000]
   [--check] [--min-bm25-ndcg 0.67] [--min-recall-gain 0.015] [--max-ndcg-loss 0.005] [--max-fused-seconds 5]
   [--recall-gain-floor <gain>]   (--check accepts a missed recall target above best single + <gain>; reported as MISSED)
   [--reference-evaluator <eval-trec.mjs>] [--start-timeout-ms 180000]`;
@@ -84,7 +84,7 @@ export function parseEvalOptions(argv: readonly string[], cwd: string): EvalOpti
       'deadline-ms': '60000',
       'profile-timeout-ms': '10000',
       warmup: '20',
-      'timed-passes': '3',
+      'timed-passes': '5',
       check: 'false',
       'min-bm25-ndcg': '0.67',
       'min-recall-gain': '0.015',
