@@ -342,9 +342,13 @@ export class HubService {
       }
       outcomes.push({ transition: t });
       if (!t || t.record === current) continue;
-      await this.recordEvents(key, current === null, t, item.context.eventId);
+      // The counted events and the announcement go out together (one round trip, not two): both are
+      // acknowledged before the save, and a client that confirms the end with the hub waits for it.
       let record = t.record;
-      for (const change of t.emits) record = await this.announce(record, change, item.log, item.context.cause);
+      const announced = async () => {
+        for (const change of t.emits) record = await this.announce(record, change, item.log, item.context.cause);
+      };
+      await Promise.all([this.recordEvents(key, current === null, t, item.context.eventId), announced()]);
       current = record;
     }
     return { current, outcomes };
