@@ -114,7 +114,7 @@ describe('eval targets', () => {
     wallMs,
     queries: 150,
   });
-  const targets = { minBm25Ndcg: 0.67, minRecallGain: 0.015, recallGainFloor: null, maxNdcgLoss: 0.005, maxFusedSeconds: 5 };
+  const targets = { minBm25Ndcg: 0.67, minRecallGain: 0.015, recallGainFloor: null, maxNdcgLoss: 0.005, maxFusedSeconds: 5, fusedSecondsCeiling: null };
   const singles = [pass('bm25', 0.6727, 0.8953), pass('trigram', 0.6479, 0.9187)];
 
   it('checkTargets - a recall gain below the target fails the check without a floor', () => {
@@ -138,6 +138,23 @@ describe('eval targets', () => {
     expect(checkPasses(checkTargets(pass('fused', 0.69, 0.93, 6000), singles, { ...targets, recallGainFloor: 0.005 }))).toBe(false);
     // A met target carries no floor.
     expect(checkTargets(pass('fused', 0.69, 0.94), singles, { ...targets, recallGainFloor: 0.005 })[1].floor).toBeUndefined();
+  });
+
+  it('checkTargets - a fused pass over the time target but under the CI ceiling is accepted, still reported as MISSED; over it, or without one, fails', () => {
+    const slow = checkTargets(pass('fused', 0.69, 0.94, 6200), singles, { ...targets, fusedSecondsCeiling: 7.5 });
+    expect(slow[3]).toMatchObject({ met: false, floor: { bar: 'fused pass under 7.5 s', met: true } });
+    expect(checkPasses(slow)).toBe(true);
+    expect(formatVerdicts(slow)[3]).toBe('MISSED fused pass under 5 s: 150 queries in 6.20 s; TARGET NOT MET, only the CI floor (fused pass under 7.5 s) holds');
+    expect(checkPasses(checkTargets(pass('fused', 0.69, 0.94, 7600), singles, { ...targets, fusedSecondsCeiling: 7.5 }))).toBe(false);
+    expect(checkPasses(checkTargets(pass('fused', 0.69, 0.94, 6200), singles, targets))).toBe(false);
+    expect(checkTargets(pass('fused', 0.69, 0.94, 4000), singles, { ...targets, fusedSecondsCeiling: 7.5 })[3].floor).toBeUndefined();
+  });
+
+  it('parseEvalOptions - takes a fused-pass ceiling only above the time target', () => {
+    const base = ['--corpus', 'c', '--queries', 'q', '--qrels', 'r', '--out', 'o'];
+    expect(parseEvalOptions(base, '/').targets.fusedSecondsCeiling).toBeNull();
+    expect(parseEvalOptions([...base, '--fused-seconds-ceiling', '7.5'], '/').targets.fusedSecondsCeiling).toBe(7.5);
+    expect(() => parseEvalOptions([...base, '--fused-seconds-ceiling', '4'], '/')).toThrow(/--fused-seconds-ceiling must be a number above --max-fused-seconds \(5\)/);
   });
 
   it('parseEvalOptions - takes a recall floor only below the recall target', () => {
