@@ -26,6 +26,15 @@ export class WorkflowsController {
     return this.client.find(id, tenant, { acceptedWithinMs: this.options.maxDeadlineMs + 60_000 });
   }
 
+  /** The workflow a route names (its id and `tenant_id` checked: 400), or a 404; logged under its id. */
+  private async existing(id: string, tenant: string | undefined, scope: TenantScope, res: Response): Promise<WorkflowView> {
+    checkIds(id, tenant);
+    res.locals.correlation_id = id;
+    const workflow = await this.find(id, lookupTenant(scope, tenant));
+    if (!workflow) throw new NotFoundException(errorBody(404, `no workflow ${id}`));
+    return workflow;
+  }
+
   /** Workflows, newest first, filtered and paginated. */
   @Get()
   @ApiOperation({
@@ -50,11 +59,7 @@ export class WorkflowsController {
     @Tenant() scope: TenantScope,
     @Res({ passthrough: true }) res: Response,
   ): Promise<WorkflowView> {
-    checkIds(id, tenant);
-    res.locals.correlation_id = id;
-    const workflow = await this.find(id, lookupTenant(scope, tenant));
-    if (!workflow) throw new NotFoundException(errorBody(404, `no workflow ${id}`));
-    return workflow;
+    return this.existing(id, tenant, scope, res);
   }
 
   @Get(':id/history')
@@ -66,10 +71,8 @@ export class WorkflowsController {
     @Tenant() scope: TenantScope,
     @Res({ passthrough: true }) res: Response,
   ): Promise<HistoryReply> {
-    checkIds(id, tenant);
-    res.locals.correlation_id = id;
     // Recorded first (see `find`), so a history read right after the submission is not a 404.
-    if (!(await this.find(id, lookupTenant(scope, tenant)))) throw new NotFoundException(errorBody(404, `no workflow ${id}`));
+    await this.existing(id, tenant, scope, res);
     const history = await this.client.history(id, lookupTenant(scope, tenant));
     if (!history) throw new NotFoundException(errorBody(404, `no workflow ${id}`));
     return history;
@@ -88,14 +91,11 @@ export class WorkflowsController {
     @Tenant() scope: TenantScope,
     @Res({ passthrough: true }) res: Response,
   ): Promise<{ correlation_id: string; status: 'cancelling' }> {
-    checkIds(id, tenant);
-    res.locals.correlation_id = id;
-    const workflow = await this.find(id, lookupTenant(scope, tenant));
-    if (!workflow) throw new NotFoundException(errorBody(404, `no workflow ${id}`));
+    const workflow = await this.existing(id, tenant, scope, res);
     if (isTerminalStatus(workflow.status)) {
       throw new ConflictException({ ...errorBody(409, `workflow ${id} already finished: ${workflow.status}`), status: workflow.status });
     }
-    await this.client.cancel(workflow, body?.reason || 'cancelled through the HTTP API');
+    await this.client.cancel(workflow, body.reason || 'cancelled through the HTTP API');
     return { correlation_id: id, status: 'cancelling' };
   }
 
@@ -119,12 +119,9 @@ export class WorkflowsController {
     @Tenant() scope: TenantScope,
     @Res({ passthrough: true }) res: Response,
   ): Promise<Omit<RetryStarted, 'duplicate'> & { status_url: string }> {
-    checkIds(id, tenant);
-    res.locals.correlation_id = id;
-    const workflow = await this.find(id, lookupTenant(scope, tenant));
-    if (!workflow) throw new NotFoundException(errorBody(404, `no workflow ${id}`));
+    const workflow = await this.existing(id, tenant, scope, res);
     try {
-      const { duplicate, ...started } = await this.client.retry(workflow, body?.reason || 'retried through the HTTP API');
+      const { duplicate, ...started } = await this.client.retry(workflow, body.reason || 'retried through the HTTP API');
       const statusUrl = `/v1/workflows/${started.correlation_id}`;
       res.setHeader('Location', statusUrl);
       if (duplicate) res.status(200);
