@@ -1,11 +1,23 @@
+import { fullFormats } from 'ajv-formats/dist/formats';
 import { ValidateBy, buildMessage, type ValidationOptions } from 'class-validator';
 
 export const IS_DATE_TIME = 'isDateTime';
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+/**
+ * RFC 3339 `date-time` as Date.parse reads it: `T` (or `t`) between date and time, seconds up to
+ * 59 (no leap second), and `Z` or an offset with its colon. JSON Schema patterns take no flags, so
+ * the case is spelt out; the compiled schema carries this same pattern (envelope.schema.ts).
+ */
+export const DATE_TIME_PATTERN = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt]([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
+/** The check ajv runs for `format: date-time` (a day that exists in its month: Date.parse rolls 02-30 over to March). */
+const rfc3339DateTime = (fullFormats['date-time'] as { validate: (value: string) => boolean }).validate;
 
-/** An RFC 3339 date-time with its offset (what `Date.toISOString()` writes), and a real date. */
+/**
+ * An RFC 3339 date-time with its offset (what `Date.toISOString()` writes) on a day that exists.
+ * The compiled schema checks the same (`format: date-time` plus DATE_TIME_PATTERN), so the fast
+ * path and the explanation of a rejection agree.
+ */
 export function isDateTime(value: unknown): boolean {
-  return typeof value === 'string' && DATE_TIME.test(value) && !Number.isNaN(Date.parse(value));
+  return typeof value === 'string' && DATE_TIME_PATTERN.test(value) && rfc3339DateTime(value) && !Number.isNaN(Date.parse(value));
 }
 
 /**

@@ -21,6 +21,26 @@ function valid(type: MessageType): Envelope {
   return JSON.parse(JSON.stringify(type === 'query' ? parent : deriveEnvelope(parent, { messageType: type, agent: 'agent-x', payload: PAYLOADS[type] as never })));
 }
 
+/**
+ * Date-times on which a format check and Date.parse disagree: a day past the month's end (Date.parse
+ * rolls it over), a leap second or a bare-hour offset (Date.parse cannot read them), a space for
+ * the T or an offset without its colon (RFC 3339 appendix forms), and a few that are fine.
+ */
+const DATE_TIME_EDGES = [
+  '2026-02-30T00:00:00Z',
+  '2026-04-31T12:00:00.000Z',
+  '2025-02-29T00:00:00Z',
+  '2024-02-29T00:00:00Z',
+  '2026-06-30T23:59:60Z',
+  '2026-11-30T10:30:00+01',
+  '2026-11-30T10:30:00+0100',
+  '2026-11-30 10:30:00Z',
+  '2026-11-30t10:30:00z',
+  '2026-11-30T24:00:00Z',
+  '2026-11-30T10:30:00+24:00',
+  '2026-11-30T10:30:00.123456789-05:30',
+];
+
 /** Walks to a random path of a JSON value and replaces or removes what is there. */
 const mutation = fc.record({
   pick: fc.nat(),
@@ -36,6 +56,7 @@ const mutation = fc.record({
     fc.constant([]),
     fc.constant({}),
     fc.constant('2026-11-30'),
+    fc.constantFrom(...DATE_TIME_EDGES),
     fc.constant('x'.repeat(9000)),
     fc.constant('01a22bd4-cfaa-46b2-8a7a-72cab3578ea8'),
   ),
@@ -76,6 +97,21 @@ describe('envelope validator', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it('envelope validator - a date-time is valid to both paths or to neither, and a valid one is one Date.parse reads', () => {
+    for (const value of DATE_TIME_EDGES) {
+      for (const field of ['deadline', 'timestamp'] as const) {
+        const input = { ...valid('query'), [field]: value };
+        const canonical = explainEnvelope(input);
+        const parsed = parseEnvelope(input);
+        expect({ value, field, ok: parsed.ok }).toEqual({ value, field, ok: canonical.length === 0 });
+        if (parsed.ok) expect(Number.isFinite(Date.parse(value))).toBe(true);
+        else expect(canonical.map((e) => e.field)).toEqual([field]);
+      }
+    }
+    const accepted = DATE_TIME_EDGES.filter((value) => parseEnvelope({ ...valid('query'), deadline: value }).ok);
+    expect(accepted).toEqual(['2024-02-29T00:00:00Z', '2026-11-30t10:30:00z', '2026-11-30T10:30:00.123456789-05:30']);
   });
 
   it('envelope validator - a rejection lists every invalid field, whichever path found it', () => {
