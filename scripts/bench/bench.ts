@@ -205,6 +205,8 @@ async function main(): Promise<void> {
   }
 
   results.wallSeconds = (Date.now() - started) / 1000;
+  // Read again: the Moleculer systems install scripts/bench/peer-deps on first use, after the start.
+  results.versions = describeVersions();
   console.log(`\n${consoleTable(results)}\n`);
   for (const t of checkTargets(results)) console.log(`target: ${t.target}: ${t.measured} → ${verdict(t.met).replace(/\*/g, '')}`);
   for (const t of checkSameWork(results)) console.log(`same work: ${t.target}: ${t.measured} → ${verdict(t.met).replace(/\*/g, '')}`);
