@@ -24,17 +24,14 @@ import {
 } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
 import { AgentStats } from './agent.stats';
-import { DeadlineQueue } from './deadline.queue';
+import { DeadlineSweeper, type DeadlineSweeperOptions } from './deadline.sweeper';
 import { KeyedMutex } from './keyed.mutex';
 import { fillRecentIndexPatiently, readTakeoverWindow, type TakeoverTarget } from './ledger.takeover';
 import type { LedgerEntry, LedgerStore } from './ledger.store';
 import { RecentIndex } from './recent.index';
 import { RetryStarter } from './retry.starter';
-import { endStoredBy } from './stored-end';
 
 const MAX_CONFLICT_RETRIES = 8;
-/** How long past a deadline the sweep waits for an end stored in time to be applied (see endedInTime). */
-const ENDED_IN_TIME_PATIENCE_MS = 5 * 60_000;
 
 /** Kinds of ledger events; their counts are the hub's totals. */
 export const LEDGER_EVENTS = ['created', 'completed', 'failed', 'timed_out', 'cancelled', 'duplicate', 'late', 'retried'] as const;
@@ -49,40 +46,31 @@ interface QueuedUpdate {
 
 type Outcome = { transition: Transition | null } | { error: unknown };
 
-export interface HubServiceOptions {
-  sweepIntervalMs: number;
+/** `clockSkewMs` also sets how much earlier than the longest deadline before the ledger's last write a takeover starts reading it. */
+export interface HubServiceOptions extends DeadlineSweeperOptions {
   /** How long a running workflow's ledger write waits for the workflow's next envelopes (0: never). */
   lingerMs: number;
-  /** The longest a workflow may run (CHORUS_MAX_DEADLINE_MS); see {@link HubService.deadlineOf}. */
-  maxDeadlineMs: number;
   recentCapacity: number;
-  /**
-   * How far apart the clocks of the processes may be (CHORUS_HUB_CLOCK_SKEW_MS): how much earlier
-   * than the longest deadline before the ledger's last write a takeover starts reading it.
-   */
-  clockSkewMs: number;
 }
 
 /**
  * The hub's work: apply each envelope to its workflow's record (pure transitions from
  * @chorus/correlation), announce status changes, count ledger events, persist with revision
- * checks, and time out workflows whose deadline passes. One workflow is handled by one task at a
- * time. Only the active hub (the lease holder) applies envelopes; every replica answers reads.
+ * checks, and time out workflows whose deadline passes ({@link DeadlineSweeper}). One workflow
+ * is handled by one task at a time. Only the active hub (the lease holder) applies envelopes;
+ * every replica answers reads.
  */
 export class HubService {
   private readonly mutex = new KeyedMutex();
   private readonly queued = new Map<string, QueuedUpdate[]>();
   private readonly wakers = new Map<string, () => void>();
-  private readonly deadlines = new DeadlineQueue();
+  private readonly timeouts: DeadlineSweeper;
   readonly agentStats = new AgentStats();
   /** Ledger writes, and the transitions they stored (several per write when they queue up together). */
   readonly writes = { records: 0, transitions: 0 };
   readonly recent: RecentIndex;
   private readonly retries: RetryStarter;
-  private sweeper?: NodeJS.Timeout;
   private active = false;
-  /** When this hub last became the active one. */
-  private activatedAt = 0;
   /** Counts activations and deactivations: a background fill of an earlier activation stops. */
   private generation = 0;
 
@@ -95,6 +83,7 @@ export class HubService {
   ) {
     this.recent = new RecentIndex(options.recentCapacity);
     this.retries = new RetryStarter(bus, log);
+    this.timeouts = new DeadlineSweeper(bus, ledger, log, options);
   }
 
   get isActive(): boolean {
@@ -111,38 +100,19 @@ export class HubService {
       recent: this.recent,
       recentCapacity: this.options.recentCapacity,
       log: this.log,
-      track: (record) => this.deadlines.schedule(ledgerKey(record.tenant_id, record.correlation_id), this.deadlineOf(record)),
+      track: (record) => this.timeouts.track(record),
     };
     const { active, read, whole, since, fill } = await readTakeoverWindow(target, this.options.maxDeadlineMs + this.options.clockSkewMs);
     this.active = true;
-    this.activatedAt = Date.now();
-    this.sweeper = setInterval(() => void this.sweep(), this.options.sweepIntervalMs);
-    this.sweeper.unref();
+    this.timeouts.start((tenantId, correlationId) => this.timeOut(tenantId, correlationId));
     this.log.info({ active, read, whole_ledger: whole, since: since?.toISOString() }, 'hub active: deadline timers and recent index rebuilt from the ledger');
     if (fill) void fillRecentIndexPatiently(target, fill, () => this.generation === generation && this.active);
-  }
-
-  /**
-   * When the hub times the workflow out: its deadline, but never later than the longest deadline
-   * (CHORUS_MAX_DEADLINE_MS) after it started. The ingress refuses longer ones; an envelope
-   * published straight to the stream with a later deadline is held to it too, which is what lets
-   * {@link activate} read only the recent part of the ledger.
-   */
-  private deadlineOf(record: WorkflowRecord): number {
-    return Math.min(Date.parse(record.deadline), Date.parse(record.started_at) + this.options.maxDeadlineMs);
-  }
-
-  /** The record with the deadline the hub holds it to, when that is earlier than its own. */
-  private heldToMaxDeadline(record: WorkflowRecord): WorkflowRecord {
-    if (isTerminalStatus(record.status)) return record;
-    const deadline = this.deadlineOf(record);
-    return deadline < Date.parse(record.deadline) ? { ...record, deadline: new Date(deadline).toISOString() } : record;
   }
 
   deactivate(): void {
     this.generation += 1;
     this.active = false;
-    if (this.sweeper) clearInterval(this.sweeper);
+    this.timeouts.stop();
     this.ledger.clear();
   }
 
@@ -183,49 +153,11 @@ export class HubService {
     return this.mutex.run(ledgerKey(tenantId, correlationId), async () => (await this.ledger.load(tenantId, correlationId))?.record ?? null);
   }
 
-  get activeDeadlines(): number {
-    return this.deadlines.size;
-  }
-
-  private async sweep(): Promise<void> {
-    for (const key of this.deadlines.popDue(Date.now())) {
-      const dot = key.indexOf('.');
-      const tenantId = key.slice(0, dot);
-      const correlationId = key.slice(dot + 1);
-      try {
-        if (await this.endedInTime(tenantId, correlationId)) {
-          // What ended it is in the stream, stored before the deadline; the hub is just behind.
-          this.deadlines.schedule(key, Date.now() + 1000);
-          continue;
-        }
-        await this.update(tenantId, correlationId, this.log, (current) => (current ? applyDeadline(this.heldToMaxDeadline(current), new Date()) : null), {
-          eventId: 'deadline',
-        });
-      } catch (e) {
-        this.log.error({ err: e, correlation_id: correlationId }, 'deadline sweep failed; will retry');
-        this.deadlines.schedule(key, Date.now() + 1000);
-      }
-    }
-  }
-
-  /**
-   * Whether what ended the workflow in time is in the stream, still to be applied ({@link endStoredBy}):
-   * a hub catching up after an outage must not time out a workflow that ended before its deadline.
-   * Such an end holds the timeout back at most five minutes past the deadline and this hub's takeover.
-   */
-  private async endedInTime(tenantId: string, correlationId: string): Promise<boolean> {
-    const loaded = await this.ledger.load(tenantId, correlationId);
-    if (!loaded || isTerminalStatus(loaded.record.status)) return false;
-    const record = loaded.record;
-    const deadline = this.deadlineOf(record);
-    if (!(await endStoredBy(this.bus, record, deadline, this.options.clockSkewMs))) return false;
-    // Found, but not applied minutes after the deadline and after this hub took over (time enough
-    // to catch up): refused or lost. It no longer holds the timeout back.
-    if (Date.now() - Math.max(deadline, this.activatedAt) > ENDED_IN_TIME_PATIENCE_MS) {
-      this.log.warn({ correlation_id: correlationId, deadline: new Date(deadline).toISOString() }, 'an end stored before the deadline was never applied; timing the workflow out');
-      return false;
-    }
-    return true;
+  /** Applies the deadline that has passed to the workflow's record (held to the longest deadline). */
+  private async timeOut(tenantId: string, correlationId: string): Promise<void> {
+    await this.update(tenantId, correlationId, this.log, (current) => (current ? applyDeadline(this.timeouts.heldToMaxDeadline(current), new Date()) : null), {
+      eventId: 'deadline',
+    });
   }
 
   /**
@@ -286,7 +218,7 @@ export class HubService {
             }
             if (applied.current === null || applied.current === base) return applied.outcomes;
             try {
-              await this.persist(key, stored, applied.current, batch.length, batch[0].log);
+              await this.persist(stored, applied.current, batch.length, batch[0].log);
               return applied.outcomes;
             } catch (e) {
               if (!isRevisionConflict(e) || attempt >= MAX_CONFLICT_RETRIES) throw e;
@@ -355,13 +287,12 @@ export class HubService {
   }
 
   /** Saves the record if nobody wrote it since `stored`, then updates timers, the index and agent stats. */
-  private async persist(key: string, stored: LedgerEntry | null, record: WorkflowRecord, applied: number, log: Logger): Promise<void> {
+  private async persist(stored: LedgerEntry | null, record: WorkflowRecord, applied: number, log: Logger): Promise<void> {
     const saved = await this.ledger.save(record, stored?.revision ?? 0);
     this.writes.records += 1;
     this.writes.transitions += applied;
     log.debug({ applied, from: stored?.revision ?? 0, to: saved.revision, steps: record.steps.length }, 'ledger updated');
-    if (isTerminalStatus(record.status)) this.deadlines.cancel(key);
-    else this.deadlines.schedule(key, this.deadlineOf(record));
+    this.timeouts.track(record);
     this.recent.upsert(toSummary(record));
     const newSteps = record.steps.length - (stored?.record.steps.length ?? 0);
     for (const step of record.steps.slice(record.steps.length - Math.max(0, newSteps))) {
