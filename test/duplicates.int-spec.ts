@@ -81,6 +81,30 @@ describe('duplicates', () => {
     expect(await created()).toBe(createdBefore);
   });
 
+  it('duplicates - one submission from two clients at once (one workflow id, each client under its own key) is one workflow with one query step', async () => {
+    const fromHttp = query('dup-wf-4');
+    const fromCli = { ...query('dup-wf-4'), agent: 'cli' };
+    const [a, b] = await Promise.all([f.chorus.bus.publish(fromHttp), f.chorus.bus.publish(fromCli)]);
+    // Different keys: the stream stores both; the hub must run one workflow.
+    expect([a.duplicate, b.duplicate]).toEqual([false, false]);
+    await completed('dup-wf-4');
+    const view = await waitFor(
+      async () => {
+        const r = await getJson(`${f.url}/v1/workflows/dup-wf-4`);
+        return r.body.duplicates_dropped >= 1 ? (r.body as WorkflowView) : undefined;
+      },
+      { what: 'the second query counted as a duplicate' },
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    const history = (await getJson(`${f.url}/v1/workflows/dup-wf-4/history`)).body.envelopes as Envelope[];
+    expect(history.filter((e) => e.message_type === 'query')).toHaveLength(2);
+    expect(history.filter((e) => e.message_type === 'response')).toHaveLength(1);
+    const final = (await getJson(`${f.url}/v1/workflows/dup-wf-4`)).body as WorkflowView;
+    expect(final.steps.filter((s) => s.message_type === 'query')).toHaveLength(1);
+    expect(final.status).toBe('completed');
+    expect(view.steps.filter((s) => s.message_type === 'response')).toHaveLength(1);
+  });
+
   it('duplicates - a query stored again for a workflow the hub no longer has cached is still one workflow', async () => {
     const envelope = query('dup-wf-3');
     await f.chorus.bus.publish(envelope);

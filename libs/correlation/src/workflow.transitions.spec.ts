@@ -101,6 +101,23 @@ describe('applyEnvelope', () => {
     expect(dup.record.steps).toHaveLength(1);
   });
 
+  it('applyEnvelope - a second query under another key (one keyed submission from two clients at once) is a duplicate, also after the end; its redelivery is not counted again', () => {
+    const q = query();
+    const first = apply(null, q);
+    const fromCli = { ...q, message_id: newMessageId(), agent: 'cli' };
+    const dup = apply(first.record, fromCli, undefined, 42);
+    expect(dup.effect).toBe('duplicate');
+    expect(dup.record.duplicates_dropped).toBe(1);
+    expect(dup.record.steps.map((s) => s.agent)).toEqual(['ingress']);
+    expect(dup.record.agents_involved).toEqual(['ingress']);
+    expect(queryStreamSeq(dup.record)).toBe(queryStreamSeq(first.record));
+    expect(apply(dup.record, fromCli, undefined, 42).effect).toBe('redelivered');
+
+    const { record: done } = runToResponse();
+    const late = apply(done, { ...chain()[0], message_id: newMessageId(), agent: 'cli' });
+    expect([late.effect, late.record.status, late.record.duplicates_dropped, late.record.late_envelopes]).toEqual(['duplicate', 'completed', 1, 0]);
+  });
+
   it('applyEnvelope - a terminal status never changes; later envelopes count as late', () => {
     const { record, envelopes } = runToResponse();
     const cancel = child(envelopes[0], 'orchestration_command', 'ingress', { command: 'cancel' });

@@ -120,6 +120,13 @@ export function applyEnvelope(
   const isOwnUpdate = envelope.agent === HUB_AGENT && envelope.message_type === 'status_update';
   if (isOwnUpdate) return { record, effect: 'recorded', emits: [] };
   if (isRetryCommand(envelope)) return retry(record, envelope, delivery.idempotencyKey, context.retrySource ?? null, now);
+  // A workflow runs one query. Another one under another key is the same submission from a second
+  // client at the same moment (a keyed or session-named query from the CLI and the HTTP ingress:
+  // one workflow id, each under its own agent's key, both checked before either was stored). Its
+  // key is kept, so its redelivery is one, and it is counted as the duplicate it is.
+  if (envelope.message_type === 'query' && queryStep(base) !== undefined) {
+    return { record: { ...record, duplicates_dropped: record.duplicates_dropped + 1 }, effect: 'duplicate', emits: [] };
+  }
   if (isTerminalStatus(record.status)) {
     return { record: { ...record, late_envelopes: record.late_envelopes + 1 }, effect: 'late', emits: [] };
   }
@@ -270,10 +277,14 @@ export function retryWouldStart(record: WorkflowRecord | null): record is Workfl
   return record !== null && retryRefusal(record) === null && !record.retried_as;
 }
 
-/** Where the stream holds the query this workflow ran (the first one the hub recorded), or null. */
+/** Where the stream holds the query this workflow ran (the one the hub recorded), or null. */
 export function queryStreamSeq(record: WorkflowRecord): number | null {
-  const step = record.steps.find((s) => s.message_type === 'query');
+  const step = queryStep(record);
   return step ? (ownValue(record.seen, step.step) ?? null) : null;
+}
+
+function queryStep(record: WorkflowRecord): WorkflowRecord['steps'][number] | undefined {
+  return record.steps.find((s) => s.message_type === 'query');
 }
 
 /** A query's `retry_of` counts only from the hub, under the retry id of the workflow it names. */
