@@ -1,4 +1,5 @@
 import { getJson, postJson, startChorusFixture, type ChorusFixture } from './chorus.fixture';
+import { waitFor } from '@chorus/testing';
 import { readSse } from './sse';
 
 describe('front door: events, idempotency, agents', () => {
@@ -259,5 +260,29 @@ describe('front door: health and metrics', () => {
     expect(sample('chorus_dead_letters')).toBe(1);
     expect(sample('chorus_duplicates_dropped')).toBe(0);
     expect(text).toMatch(/process_resident_memory_bytes/);
+  });
+});
+
+describe('front door: waiting on a workflow that is still running', () => {
+  let f: ChorusFixture;
+
+  beforeAll(async () => {
+    // No planner: a workflow stays running until its deadline.
+    f = await startChorusFixture({}, {}, ['hub', 'ingress', 'intent']);
+  });
+  afterAll(async () => {
+    await f?.stop();
+  });
+
+  it('Idempotency-Key - ?wait=true with the key of a running workflow waits for its end, as the first caller would', async () => {
+    const headers = { 'idempotency-key': `test-key-running-${Date.now()}` };
+    const first = await postJson(`${f.url}/v1/queries`, { query: 'what does a planner do', deadline_ms: 2_500 }, headers);
+    expect(first.status).toBe(202);
+    const id = first.body.correlation_id as string;
+    await waitFor(async () => ((await getJson(`${f.url}/v1/workflows/${id}`)).body.status === 'running' ? true : undefined), { what: `${id} running` });
+    const started = Date.now();
+    const waited = await postJson(`${f.url}/v1/queries?wait=true`, { query: 'what does a planner do', deadline_ms: 2_500 }, headers);
+    expect({ status: waited.status, id: waited.body.correlation_id, workflow: waited.body.status }).toEqual({ status: 200, id, workflow: 'timed_out' });
+    expect(Date.now() - started).toBeGreaterThan(1_000);
   });
 });

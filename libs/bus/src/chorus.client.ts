@@ -135,7 +135,11 @@ export class ChorusClient {
       if (existing) {
         const submitted = { ...submittedAs(true), deadline: existing.deadline };
         options.onSubmitted?.(submitted);
-        return { submitted, terminal: undefined };
+        // A caller who waits for it waits for its end, as the first submission's caller does; the
+        // subscription is made before submitAndWait reads the workflow again, so no end is missed.
+        const running = watch && !isTerminalStatus(existing.status);
+        const terminal = running ? this.waitForTerminal(envelope.tenant_id, envelope.correlation_id, new Date(existing.deadline)) : undefined;
+        return { submitted, terminal };
       }
     }
     const terminal = watch ? this.waitForTerminal(envelope.tenant_id, envelope.correlation_id, new Date(envelope.deadline)) : undefined;
