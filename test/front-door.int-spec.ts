@@ -6,7 +6,8 @@ describe('front door: events, idempotency, agents', () => {
   let f: ChorusFixture;
 
   beforeAll(async () => {
-    f = await startChorusFixture();
+    // The session strategy applies to submissions with a session_id only; the others get UUIDv7 ids.
+    f = await startChorusFixture({ CHORUS_CORRELATION_STRATEGY: 'session', CHORUS_ID_SECRET: 'front-door-test' });
   });
   afterAll(async () => {
     await f?.stop();
@@ -108,6 +109,30 @@ describe('front door: events, idempotency, agents', () => {
     expect((await getJson(`${f.url}/v1/workflows/${accepted}`)).body.duplicates_dropped).toBe(0);
   });
 
+  it('session strategy - the same request of a session within its second is one workflow (200 the second time); another top_k or profiles is another workflow', async () => {
+    const body = { query: 'how are workflows tracked', session_id: `sess-${Date.now()}`, top_k: 3 };
+    // Within one second of the clock, so the four submissions share their unix second.
+    while (Date.now() % 1000 > 500) await new Promise((r) => setTimeout(r, 50));
+    const [first, again, more, lens] = await Promise.all([
+      postJson(`${f.url}/v1/queries`, body),
+      postJson(`${f.url}/v1/queries`, { ...body, query: ` ${body.query} ` }),
+      postJson(`${f.url}/v1/queries`, { ...body, top_k: 7 }),
+      postJson(`${f.url}/v1/queries`, { ...body, profiles: ['bm25'] }),
+    ]);
+    expect([first.status, again.status].sort()).toEqual([200, 202]);
+    expect(again.body.correlation_id).toBe(first.body.correlation_id);
+    expect([more.status, lens.status]).toEqual([202, 202]);
+    const ids = [first, more, lens].map((r) => r.body.correlation_id as string);
+    expect(new Set(ids).size).toBe(3);
+    for (const id of ids) expect(id.startsWith(`${body.session_id}_`)).toBe(true);
+    const done = await Promise.all(
+      ids.map((id) => waitFor(async () => ((r) => (r.body.status === 'completed' ? r.body : undefined))(await getJson(`${f.url}/v1/workflows/${id}`)), { what: `${id} completed` })),
+    );
+    expect(done.map((w) => w.result.results.length)).toEqual([3, 7, 3]);
+    expect(done[2].result.results.every((r: { ranks: Record<string, number> }) => Object.keys(r.ranks).join() === 'bm25')).toBe(true);
+    expect(done[0].steps.filter((s: { message_type: string }) => s.message_type === 'query')).toHaveLength(1);
+  });
+
   it('GET /v1/agents - discovered agents and profiles with instances, health and latency', async () => {
     await postJson(`${f.url}/v1/queries?wait=true`, { query: 'what are agents' });
     const r = await getJson(`${f.url}/v1/agents`);
@@ -185,7 +210,8 @@ describe('front door: OpenAPI', () => {
   let f: ChorusFixture;
 
   beforeAll(async () => {
-    f = await startChorusFixture();
+    // The session strategy applies to submissions with a session_id only; the others get UUIDv7 ids.
+    f = await startChorusFixture({ CHORUS_CORRELATION_STRATEGY: 'session', CHORUS_ID_SECRET: 'front-door-test' });
   });
   afterAll(async () => {
     await f?.stop();
@@ -228,7 +254,8 @@ describe('front door: health and metrics', () => {
   let f: ChorusFixture;
 
   beforeAll(async () => {
-    f = await startChorusFixture();
+    // The session strategy applies to submissions with a session_id only; the others get UUIDv7 ids.
+    f = await startChorusFixture({ CHORUS_CORRELATION_STRATEGY: 'session', CHORUS_ID_SECRET: 'front-door-test' });
   });
   afterAll(async () => {
     await f?.stop();

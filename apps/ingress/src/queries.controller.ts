@@ -28,7 +28,8 @@ export class QueriesController {
   /**
    * Starts a workflow. 202 with its correlation id; with `?wait=true`, 200 with the finished
    * workflow (504 with its current state if it has not finished by its deadline). With an
-   * `Idempotency-Key`, the same key returns the same workflow: 200, and nothing new starts.
+   * `Idempotency-Key`, the same key returns the same workflow: 200, and nothing new starts; so does
+   * the same request of a session within its second under the session strategy.
    */
   @Post()
   @HttpCode(202)
@@ -36,7 +37,7 @@ export class QueriesController {
   @ApiQuery({ name: 'wait', required: false, description: 'true: answer with the finished workflow' })
   @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'The same key returns the same workflow (200)' })
   @ApiResponse({ status: 202, description: '`{correlation_id, status_url}`' })
-  @ApiResponse({ status: 200, description: 'With ?wait=true: the finished workflow; with a known Idempotency-Key: its id' })
+  @ApiResponse({ status: 200, description: 'With ?wait=true: the finished workflow; with a known Idempotency-Key (or, under the session strategy, the same request of the session within its second): its id' })
   @ApiResponse({ status: 400, description: 'Every invalid field, in `errors`' })
   @ApiResponse({ status: 401, description: 'Missing or unknown API key' })
   @ApiResponse({ status: 422, description: 'The Idempotency-Key named a workflow started with another request; `errors` says which fields differ' })
@@ -60,7 +61,8 @@ export class QueriesController {
     if (!waitForResult) {
       const s = await this.client.submit(request, { traceparent, onSubmitted, idempotencyKey });
       res.setHeader('Location', statusUrl(s.correlation_id));
-      if (idempotencyKey && s.duplicate) res.status(200);
+      // Nothing new started: the key's workflow, or (session strategy) the same request a moment ago.
+      if (s.duplicate) res.status(200);
       return { correlation_id: s.correlation_id, status_url: statusUrl(s.correlation_id) };
     }
     const { submitted, workflow } = await this.client.submitAndWait(request, { traceparent, onSubmitted, idempotencyKey });

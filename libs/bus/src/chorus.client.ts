@@ -368,7 +368,7 @@ export class ChorusClient {
         options.correlationId ??
         (options.idempotencyKey !== undefined
           ? correlationIdForIdempotencyKey(request.tenant_id, options.idempotencyKey)
-          : createCorrelationId(payload, this.options.correlation)),
+          : createCorrelationId({ ...payload, tenant_id: request.tenant_id }, this.options.correlation)),
       tenantId: request.tenant_id,
       agent: this.options.agent,
       status: 'pending',

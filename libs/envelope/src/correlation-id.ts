@@ -5,9 +5,14 @@ import { newUuidV7 } from './random-ids';
 /** How the edge mints a correlation id for a new workflow. */
 export type CorrelationStrategy = 'uuidv7' | 'session';
 
+/** What makes two submissions the same one in the session strategy. */
 export interface CorrelationIdInput {
+  tenant_id: string;
   query: string;
   session_id?: string | null;
+  profiles?: readonly string[] | null;
+  top_k?: number;
+  require_all?: boolean;
 }
 
 export interface CorrelationIdOptions {
@@ -31,6 +36,11 @@ export function newMessageId(): string {
  * `{session_id}_{query_hash8}_{unix_seconds}`: identical submissions of one session within the same
  * second get the same id, so they collapse into one workflow. Without a session id it falls back
  * to uuidv7.
+ *
+ * Identical means the whole request, not the text alone: the hash covers the tenant (the stream
+ * drops a second publish of one id whatever its tenant, so another tenant's submission would be
+ * lost), the query (trimmed), the profiles as a set, `top_k` and `require_all`. A request that
+ * differs in any of them is another workflow, not the first one's answer under a 202.
  */
 export function createCorrelationId(input: CorrelationIdInput, options: CorrelationIdOptions): string {
   if (options.strategy === 'uuidv7' || !input.session_id) return newUuidV7();
@@ -38,7 +48,9 @@ export function createCorrelationId(input: CorrelationIdInput, options: Correlat
     throw new RangeError(`session_id must match ${SESSION_ID_PATTERN.source}`);
   }
   const seconds = Math.floor((options.now ?? Date.now)() / 1000);
-  const hash8 = createHmac('sha256', options.secret).update(input.query.trim()).digest('hex').slice(0, 8);
+  const profiles = input.profiles && input.profiles.length > 0 ? [...new Set(input.profiles)].sort() : null;
+  const request = JSON.stringify([input.tenant_id, input.query.trim(), profiles, input.top_k ?? null, input.require_all ?? false]);
+  const hash8 = createHmac('sha256', options.secret).update(request).digest('hex').slice(0, 8);
   return `${input.session_id}_${hash8}_${seconds}`;
 }
 

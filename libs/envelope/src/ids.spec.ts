@@ -22,8 +22,8 @@ describe('createCorrelationId', () => {
   const secret = 'test-secret';
 
   it('createCorrelationId - uuidv7 by default: unique and subject-safe', () => {
-    const a = createCorrelationId({ query: 'q' }, { strategy: 'uuidv7', secret });
-    const b = createCorrelationId({ query: 'q' }, { strategy: 'uuidv7', secret });
+    const a = createCorrelationId({ tenant_id: 't', query: 'q' }, { strategy: 'uuidv7', secret });
+    const b = createCorrelationId({ tenant_id: 't', query: 'q' }, { strategy: 'uuidv7', secret });
     expect(a).not.toBe(b);
     expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/);
     expect(a).toMatch(CORRELATION_ID_PATTERN);
@@ -31,20 +31,30 @@ describe('createCorrelationId', () => {
 
   it('createCorrelationId - session: the same session and query in the same second collapse', () => {
     const now = () => 1_700_000_000_500;
-    const a = createCorrelationId({ query: 'hello', session_id: 's1' }, { strategy: 'session', secret, now });
-    const b = createCorrelationId({ query: 'hello ', session_id: 's1' }, { strategy: 'session', secret, now });
-    const c = createCorrelationId({ query: 'hello', session_id: 's1' }, { strategy: 'session', secret, now: () => 1_700_000_001_000 });
-    const d = createCorrelationId({ query: 'other', session_id: 's1' }, { strategy: 'session', secret, now });
+    const a = createCorrelationId({ tenant_id: 't', query: 'hello', session_id: 's1' }, { strategy: 'session', secret, now });
+    const b = createCorrelationId({ tenant_id: 't', query: 'hello ', session_id: 's1' }, { strategy: 'session', secret, now });
+    const c = createCorrelationId({ tenant_id: 't', query: 'hello', session_id: 's1' }, { strategy: 'session', secret, now: () => 1_700_000_001_000 });
+    const d = createCorrelationId({ tenant_id: 't', query: 'other', session_id: 's1' }, { strategy: 'session', secret, now });
     expect(a).toBe(b);
     expect(a).toMatch(/^s1_[0-9a-f]{8}_1700000000$/);
     expect(c).not.toBe(a);
     expect(d).not.toBe(a);
   });
 
+  it('createCorrelationId - session: only the same request collapses (tenant, profiles as a set, top_k, require_all), whatever else', () => {
+    const now = () => 1_700_000_000_500;
+    const id = (input: Partial<Parameters<typeof createCorrelationId>[0]>) =>
+      createCorrelationId({ tenant_id: 't', query: 'hello', session_id: 's1', profiles: ['bm25', 'trigram'], top_k: 5, require_all: false, ...input }, { strategy: 'session', secret, now });
+    const base = id({});
+    expect(id({ profiles: ['trigram', 'bm25', 'bm25'] })).toBe(base);
+    expect(id({ profiles: [] })).toBe(id({ profiles: null }));
+    for (const other of [{ tenant_id: 'u' }, { profiles: ['bm25'] }, { top_k: 7 }, { require_all: true }]) expect(id(other)).not.toBe(base);
+  });
+
   it('createCorrelationId - session hash is keyed: another secret gives another id', () => {
     const now = () => 1_700_000_000_000;
-    const a = createCorrelationId({ query: 'hello', session_id: 's1' }, { strategy: 'session', secret: 'one', now });
-    const b = createCorrelationId({ query: 'hello', session_id: 's1' }, { strategy: 'session', secret: 'two', now });
+    const a = createCorrelationId({ tenant_id: 't', query: 'hello', session_id: 's1' }, { strategy: 'session', secret: 'one', now });
+    const b = createCorrelationId({ tenant_id: 't', query: 'hello', session_id: 's1' }, { strategy: 'session', secret: 'two', now });
     expect(a).not.toBe(b);
   });
 
