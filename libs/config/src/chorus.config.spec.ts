@@ -34,6 +34,14 @@ describe('parseChorusConfig', () => {
     expect(() => parseChorusConfig({ CHORUS_API_KEYS: 'k-0123456789abcdef:Not A Tenant' }, '/')).toThrow(/not a valid tenant id/);
   });
 
+  it('parseChorusConfig - one API key for two tenants is refused (naming the tenants, not the key); the same pair twice is fine', () => {
+    expect(() => parseChorusConfig({ CHORUS_API_KEYS: 'k-0123456789abcdef:acme,k-0123456789abcdef:beta' }, '/')).toThrow(
+      /one API key is given for two tenants, acme and beta/,
+    );
+    expect(() => parseChorusConfig({ CHORUS_API_KEYS: 'k-0123456789abcdef:acme,k-0123456789abcdef:beta' }, '/')).not.toThrow(/k-01/);
+    expect(parseChorusConfig({ CHORUS_API_KEYS: 'k-0123456789abcdef:acme,k-0123456789abcdef:acme' }, '/').http.apiKeys).toEqual({ 'k-0123456789abcdef': 'acme' });
+  });
+
   it('parseChorusConfig - names every bad variable in one error', () => {
     let error: unknown;
     try {

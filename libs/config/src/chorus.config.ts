@@ -223,6 +223,8 @@ function parseApiKeys(r: EnvReader, root: string): Record<string, string> {
   const add = (key: string, tenant: string, where: string) => {
     if (key.length < 16) r.problems.push(`${where}: API keys must be at least 16 characters`);
     else if (!TENANT_ID_PATTERN.test(tenant)) r.problems.push(`${where}: ${JSON.stringify(tenant)} is not a valid tenant id`);
+    // One key for two tenants is a typo that would hand one tenant's requests to the other.
+    else if (Object.hasOwn(keys, key) && keys[key] !== tenant) r.problems.push(`${where}: one API key is given for two tenants, ${keys[key]} and ${tenant}`);
     else keys[key] = tenant;
   };
   for (const item of r.list('CHORUS_API_KEYS', [])) {
