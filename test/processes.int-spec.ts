@@ -79,4 +79,19 @@ describe('Chorus as processes', () => {
     expect(code).toBe(1);
     expect(chorus.output()).toMatch(/cannot connect to NATS at nats:\/\/127\.0\.0\.1:1/);
   });
+
+  it('npm start - an app that fails leaves the others running (DEGRADED); when none starts, it exits 1 with each reason', async () => {
+    const env = { NATS_URL: nats.url, CHORUS_HTTP_PORT: '0', CHORUS_LOG_LEVEL: 'silent', CHORUS_CORPUS: '/nonexistent/corpus.jsonl' };
+    const degraded = startApp('chorus', { ...env, CHORUS_APPS: 'profiles,hub' });
+    apps.push(degraded);
+    await degraded.waitFor(/Chorus running DEGRADED: hub started; failed: profiles: corpus file not found: \/nonexistent\/corpus\.jsonl \(CHORUS_CORPUS\)/);
+    expect(degraded.child.exitCode).toBeNull();
+    expect(await degraded.stop('SIGINT')).toBe(1);
+
+    const none = startApp('chorus', { ...env, CHORUS_APPS: 'profiles' });
+    apps.push(none);
+    const code = await new Promise<number | null>((resolve) => none.child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(none.output()).toMatch(/Chorus did not start: every app failed: profiles: corpus file not found/);
+  });
 });

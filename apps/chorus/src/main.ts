@@ -16,8 +16,14 @@ async function main(): Promise<void> {
   if (chorus.url) console.log(`Chorus ingress listening on ${chorus.url}`);
   const names = chorus.components.map((c) => c.name).join(', ');
   if (chorus.failed.length > 0) {
-    // The others keep running (one broken app must not take the rest down), but say so loudly.
     const failures = chorus.failed.map((f) => `${f.name}: ${(f.error as Error).message}`).join('; ');
+    if (chorus.components.length === 0) {
+      // Nothing to run: stop (and stop the nats-server started for us) instead of idling.
+      console.error(`Chorus did not start: every app failed: ${failures}`);
+      await chorus.shutdown('no app started');
+      process.exit(1);
+    }
+    // The others keep running (one broken app must not take the rest down), but say so loudly.
     console.error(`Chorus running DEGRADED: ${names} started; failed: ${failures}`);
     process.exitCode = 1;
     return;

@@ -89,7 +89,8 @@ export async function runProcess(
       const listener = () => {
         void shutdown(signal).finally(() => {
           log.flush?.();
-          process.exit(0);
+          // 0, or the code the launcher set (1 after a start in which an app failed).
+          process.exit();
         });
       };
       onSignal.set(signal, listener);
