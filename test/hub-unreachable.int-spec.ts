@@ -152,7 +152,7 @@ describe('watchers when the hub is gone', () => {
   });
 });
 
-describe('metrics when NATS is gone', () => {
+describe('metrics and readiness when NATS is gone', () => {
   let f: ChorusFixture;
 
   beforeAll(async () => {
@@ -162,7 +162,7 @@ describe('metrics when NATS is gone', () => {
     await f?.stop();
   });
 
-  it('GET /metrics - still answers while NATS is down: the process metrics, the hub totals at their last values, and a collect failure counted', async () => {
+  it('GET /metrics and /ready while NATS is down - metrics still answer (the process metrics, the hub totals at their last values, a collect failure counted); /ready is 503 at once', async () => {
     expect((await postJson(`${f.url}/v1/queries?wait=true`, { query: 'what does the hub keep' })).body.status).toBe('completed');
     const before = await (await fetch(`${f.url}/metrics`)).text();
     const completed = /^chorus_workflows\{status="completed",app="chorus"\} (\d+)$/m;
@@ -184,5 +184,14 @@ describe('metrics when NATS is gone', () => {
     expect(text.match(completed)?.[1]).toBe(before.match(completed)?.[1]);
     expect(text).toMatch(/^chorus_metrics_collect_failures_total\{metric="chorus_workflows",app="chorus"\} [1-9]/m);
     expect(text).toMatch(/^chorus_hub_ledger_writes_total\{app="chorus"\} [1-9]/m);
+
+    // A readiness probe is answered at once, not after a request's timeout.
+    const started = Date.now();
+    const ready = await fetch(`${f.url}/ready`);
+    expect({ status: ready.status, body: await ready.json(), fast: Date.now() - started < 1000 }).toEqual({
+      status: 503,
+      body: expect.objectContaining({ nats: 'disconnected, reconnecting' }),
+      fast: true,
+    });
   });
 });

@@ -67,6 +67,9 @@ const encoder = new TextEncoder();
  * streams. Built fully by {@link Bus.connect}, then handed to whoever needs it.
  */
 export class Bus {
+  /** Between a disconnect and the reconnect that follows it (the client retries forever). */
+  private disconnected = false;
+
   private constructor(
     readonly nc: NatsConnection,
     readonly js: JetStreamClient,
@@ -242,6 +245,8 @@ export class Bus {
   /** Readiness: connected, and the workflow stream answers. */
   async readiness(): Promise<{ ready: boolean; detail: Record<string, unknown> }> {
     if (this.nc.isClosed()) return { ready: false, detail: { nats: 'closed' } };
+    // While reconnecting, a request would wait for its timeout; a probe needs its answer now.
+    if (this.disconnected) return { ready: false, detail: { nats: 'disconnected, reconnecting' } };
     try {
       await this.jsm.streams.info(this.options.workflowStream);
       return { ready: true, detail: { nats: this.nc.getServer(), stream: this.options.workflowStream } };
@@ -270,6 +275,8 @@ export class Bus {
   private watchStatus(): void {
     void (async () => {
       for await (const s of this.nc.status()) {
+        if (s.type === 'disconnect') this.disconnected = true;
+        else if (s.type === 'reconnect') this.disconnected = false;
         if (s.type === 'disconnect' || s.type === 'reconnect' || s.type === 'error') {
           this.log.warn({ nats_status: s.type, server: 'server' in s ? s.server : undefined }, `nats ${s.type}`);
         }
