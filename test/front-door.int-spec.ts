@@ -210,8 +210,7 @@ describe('front door: OpenAPI', () => {
   let f: ChorusFixture;
 
   beforeAll(async () => {
-    // The session strategy applies to submissions with a session_id only; the others get UUIDv7 ids.
-    f = await startChorusFixture({ CHORUS_CORRELATION_STRATEGY: 'session', CHORUS_ID_SECRET: 'front-door-test' });
+    f = await startChorusFixture();
   });
   afterAll(async () => {
     await f?.stop();
@@ -236,6 +235,14 @@ describe('front door: OpenAPI', () => {
         '/ready',
       ]),
     );
+    // What each route answers, and the tenant_id every workflow route and the stats take.
+    const responses = (path: string, method: string) => Object.keys(doc.paths[path][method].responses).sort();
+    expect(responses('/v1/workflows/{id}', 'get')).toEqual(['200', '400', '404', '503']);
+    expect(responses('/v1/workflows/{id}/cancel', 'post')).toEqual(['202', '404', '409']);
+    expect(responses('/v1/queries', 'post')).toEqual(expect.arrayContaining(['200', '202', '400', '401', '403', '413', '415', '422', '504']));
+    for (const [path, method] of [['/v1/workflows/{id}', 'get'], ['/v1/workflows/{id}/history', 'get'], ['/v1/workflows/{id}/events', 'get'], ['/v1/workflows/{id}/cancel', 'post'], ['/v1/workflows/{id}/retry', 'post'], ['/v1/stats', 'get']]) {
+      expect({ path, params: doc.paths[path][method].parameters.filter((p: { in: string }) => p.in === 'query').map((p: { name: string }) => p.name) }).toEqual({ path, params: ['tenant_id'] });
+    }
     expect(doc.components.schemas.SubmitQueryDto.required).toEqual(['query']);
     expect(Object.keys(doc.components.schemas.SubmitQueryDto.properties).sort()).toEqual(
       ['deadline_ms', 'profiles', 'query', 'require_all', 'session_id', 'tenant_id', 'top_k'],
@@ -254,8 +261,7 @@ describe('front door: health and metrics', () => {
   let f: ChorusFixture;
 
   beforeAll(async () => {
-    // The session strategy applies to submissions with a session_id only; the others get UUIDv7 ids.
-    f = await startChorusFixture({ CHORUS_CORRELATION_STRATEGY: 'session', CHORUS_ID_SECRET: 'front-door-test' });
+    f = await startChorusFixture();
   });
   afterAll(async () => {
     await f?.stop();

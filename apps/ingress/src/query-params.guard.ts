@@ -1,16 +1,24 @@
-import { Injectable, SetMetadata, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { applyDecorators, Injectable, SetMetadata, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { ApiQuery } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { FieldError } from '@chorus/envelope';
 import { idErrors, InvalidRequestException } from './http.errors';
 
 const QUERY_PARAMS = 'chorus:query-params';
 
+/** What the OpenAPI document says of each parameter {@link QueryParams} may name. */
+const DESCRIPTIONS = {
+  tenant_id: "The workflow's tenant. Without API keys (development mode): any tenant, `default` when left out; with a key: only the key's own",
+} as const;
+
 /**
- * The query-string parameters a route takes. Any other is a 400 naming it: in development mode a
- * misspelt `?tennant_id=` would otherwise read across every tenant without a word.
+ * The query-string parameters a route takes, documented in the OpenAPI document too. Any other is a
+ * 400 naming it: in development mode a misspelt `?tennant_id=` would otherwise read across every
+ * tenant without a word.
  */
-export const QueryParams = (...names: string[]) => SetMetadata(QUERY_PARAMS, names);
+export const QueryParams = (...names: Array<keyof typeof DESCRIPTIONS>) =>
+  applyDecorators(SetMetadata(QUERY_PARAMS, names), ...names.map((name) => ApiQuery({ name, required: false, type: String, description: DESCRIPTIONS[name] })));
 
 /** One error for each query-string parameter that is not `allowed`. */
 export function unknownQueryParams(names: readonly string[], allowed: readonly string[], hint = ''): FieldError[] {

@@ -51,6 +51,8 @@ export class WorkflowsController {
   @Get(':id')
   @QueryParams('tenant_id')
   @ApiOperation({ summary: 'A workflow: status, steps, agents, errors, duplicates dropped, result' })
+  @ApiResponse({ status: 200, description: 'The workflow as the hub records it (docs/hub.md: the workflow record)' })
+  @ApiResponse({ status: 400, description: 'An invalid id or tenant_id, or an unknown query parameter; `errors` names each' })
   @ApiResponse({ status: 404, description: "Unknown, expired, or another tenant's" })
   @ApiResponse({ status: 503, description: 'Accepted, but the hub has not recorded it yet (or is not answering): retry' })
   async workflow(
@@ -65,6 +67,9 @@ export class WorkflowsController {
   @Get(':id/history')
   @QueryParams('tenant_id')
   @ApiOperation({ summary: "The workflow's envelopes in stream order (its audit trail)" })
+  @ApiResponse({ status: 200, description: '`{correlation_id, tenant_id, envelopes}`, each envelope as published' })
+  @ApiResponse({ status: 404, description: "Unknown, expired, or another tenant's" })
+  @ApiResponse({ status: 503, description: 'Accepted, but the hub has not recorded it yet (or is not answering): retry' })
   async history(
     @Param('id') id: string,
     @Query('tenant_id') tenant: string | undefined,
@@ -83,6 +88,8 @@ export class WorkflowsController {
   @QueryParams('tenant_id')
   @HttpCode(202)
   @ApiOperation({ summary: 'Cancel a workflow that has not finished' })
+  @ApiResponse({ status: 202, description: '`{correlation_id, status: "cancelling"}`: the hub records it as cancelled' })
+  @ApiResponse({ status: 404, description: "Unknown, expired, or another tenant's" })
   @ApiResponse({ status: 409, description: 'Already finished' })
   async cancel(
     @Param('id') id: string,
@@ -110,6 +117,7 @@ export class WorkflowsController {
   @ApiOperation({ summary: 'Retry a workflow that failed, timed out, was cancelled or completed degraded' })
   @ApiResponse({ status: 202, description: '`{correlation_id, tenant_id, retry_of, deadline, status_url}` of the new workflow, once the hub has recorded it' })
   @ApiResponse({ status: 200, description: 'Retried before: the same, for that retry' })
+  @ApiResponse({ status: 404, description: "Unknown, expired, or another tenant's" })
   @ApiResponse({ status: 409, description: '`error_type` NOT_RETRYABLE (not ended, completed with every lens, or its retry has left the ledger) or RETRY_IMPOSSIBLE (its query is no longer in the stream, or could not be published again)' })
   @ApiResponse({ status: 503, description: 'The hub has not applied the request within 5 s: ask again (for the same retry)' })
   async retry(
