@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Role, TaskState } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, type Client } from '@a2a-js/sdk/client';
 import { startProfiles } from '../apps/profile/src';
@@ -48,6 +51,23 @@ describe('A2A', () => {
     expect(card.supportedInterfaces[0]).toEqual(expect.objectContaining({ url: `${f.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }));
     expect(card.skills[0].tags).toEqual(expect.arrayContaining(['bm25', 'trigram']));
     expect(card.description).toMatch(/intent → planner → search → responder/);
+    // The fixture's profiles search Chorus's own docs, which the examples ask about.
+    expect(card.skills[0].examples).toEqual(expect.arrayContaining(['how does chorus drop duplicates']));
+  });
+
+  it('A2A - the agent card gives no examples about Chorus when the profiles search another corpus (CHORUS_CORPUS)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chorus-a2a-card-'));
+    let other: ChorusFixture | undefined;
+    try {
+      writeFileSync(join(dir, 'corpus.jsonl'), `${JSON.stringify({ id: 'cats', title: 'Cats', text: 'Cats purr and dogs bark.' })}\n`);
+      other = await startChorusFixture({ CHORUS_CORPUS: join(dir, 'corpus.jsonl') }, {}, ['ingress', 'profiles']);
+      const card = await (await fetch(`${other.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })).json() as any;
+      expect(card.skills[0].tags).toEqual(expect.arrayContaining(['bm25']));
+      expect(card.skills[0].examples ?? []).toEqual([]);
+    } finally {
+      await other?.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('A2A - message/send returns a completed task whose id is the workflow, with the answer and the results', async () => {
@@ -214,5 +234,55 @@ describe('A2A', () => {
       );
       expect({ id: answer.body.id, code: answer.body.error?.code }).toEqual({ id, code: -32001 });
     }
+  });
+
+  it('A2A - a contextId or a referenceTaskIds entry that is not a string does not reject the task: it runs, with its own id as its context', async () => {
+    const send = async (extra: Record<string, unknown>) =>
+      (await rpc(
+        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'what is a session' }], ...extra } } }),
+        { 'A2A-Version': '0.3' },
+      )).body;
+    const numeric = await send({ contextId: 5 });
+    expect({ error: numeric.error, state: numeric.result?.status.state, contextId: numeric.result?.contextId }).toEqual({ error: undefined, state: 'completed', contextId: numeric.result?.id });
+    expect(typeof numeric.result.contextId).toBe('string');
+    // Read again (from this ingress's snapshot) it keeps that context; no session was stored for it.
+    const got = (await rpc(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id: numeric.result.id } }), { 'A2A-Version': '0.3' })).body;
+    expect(got.result.contextId).toBe(numeric.result.id);
+    const workflow = await (await fetch(`${f.url}/v1/workflows/${numeric.result.id}`, { headers: { authorization: `Bearer ${KEY}` } })).json() as any;
+    expect(workflow.session_id).toBeNull();
+    const referencing = await send({ referenceTaskIds: [5] });
+    expect({ error: referencing.error, state: referencing.result?.status.state }).toEqual({ error: undefined, state: 'completed' });
+  });
+
+  it('A2A - a task id param that is not a string is a -32602 naming the field and the type, with the request id, under both protocol versions', async () => {
+    const msg03 = (taskId: unknown) => ({ message: { kind: 'message', messageId: randomUUID(), role: 'user', taskId, parts: [{ kind: 'text', text: 'x' }] } });
+    const msg10 = (key: string, taskId: unknown) => ({ message: { messageId: randomUUID(), role: 'ROLE_USER', [key]: taskId, parts: [{ text: 'x' }] } });
+    const cases: Array<[version: string, method: string, params: unknown, expected: string]> = [
+      ['0.3', 'tasks/get', { id: 5 }, 'id must be a string, not a number'],
+      ['0.3', 'tasks/cancel', { id: 5 }, 'id must be a string, not a number'],
+      ['0.3', 'tasks/cancel', { id: {} }, 'id must be a string, not an object'],
+      ['0.3', 'tasks/resubscribe', { id: true }, 'id must be a string, not a boolean'],
+      ['0.3', 'message/send', msg03(5), 'message.taskId must be a string, not a number'],
+      ['0.3', 'message/stream', msg03(['t']), 'message.taskId must be a string, not an array'],
+      ['1.0', 'GetTask', { id: 5 }, 'id must be a string, not a number'],
+      ['1.0', 'CancelTask', { id: {} }, 'id must be a string, not an object'],
+      ['1.0', 'SubscribeToTask', { id: 5 }, 'id must be a string, not a number'],
+      ['1.0', 'SendMessage', msg10('taskId', 5), 'message.taskId must be a string, not a number'],
+      ['1.0', 'SendStreamingMessage', msg10('task_id', {}), 'message.task_id must be a string, not an object'],
+    ];
+    for (const [i, [version, method, params, expected]] of cases.entries()) {
+      const id = `req-${i}`;
+      const answer = await rpc(JSON.stringify({ jsonrpc: '2.0', id, method, params }), { 'A2A-Version': version });
+      expect({ method, status: answer.status, id: answer.body.id, code: answer.body.error?.code, message: answer.body.error?.message }).toEqual({
+        method,
+        status: 200,
+        id,
+        code: -32602,
+        message: `Invalid params: ${expected}`,
+      });
+    }
+    // A batch is refused whole by the SDK, as before: its requests are not read one by one.
+    const batch = await rpc(JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 5 } }]), { 'A2A-Version': '0.3' });
+    expect(batch.body.error.code).toBe(-32600);
   });
 });

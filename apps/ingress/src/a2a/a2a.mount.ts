@@ -1,9 +1,10 @@
-import { AgentCard } from '@a2a-js/sdk';
-import { DefaultRequestHandler } from '@a2a-js/sdk/server';
+import { A2A_PROTOCOL_VERSION, A2A_VERSION_HEADER, AgentCard } from '@a2a-js/sdk';
+import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import { DefaultRequestHandler, JsonRpcTransportHandler } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler } from '@a2a-js/sdk/server/express';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { HttpException } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
+import express, { type NextFunction, type Request, type Response } from 'express';
 import { ChorusClient, discoverServices, type Bus } from '@chorus/bus';
 import type { Logger } from '@chorus/observability';
 import { errorBody } from '../http.errors';
@@ -48,6 +49,10 @@ export function mountA2A(
       }
     },
     echoFalsyIds,
+    // The SDK's own parser, with its defaults: the SDK reads the body inside its router, where
+    // nothing of ours runs before its handler, so it is read here first (the SDK's then finds it read).
+    express.json(),
+    refuseNonStringIds,
     jsonRpcHandler({
       requestHandler: handler,
       userBuilder: async (req) => (req as Request & { chorusUser: A2AUser }).chorusUser,
@@ -76,6 +81,62 @@ function echoFalsyIds(req: Request, res: Response, next: NextFunction): void {
 }
 
 /**
+ * The id params of each method, by the protocol version the SDK serves the request with (its 0.3
+ * layer when A2A-Version is absent or 0.3), that the SDK takes to be strings. The push-notification
+ * config methods are not here: the SDK refuses them (not supported) before it reads their ids.
+ */
+const ID_PARAMS = new Map<string, readonly string[]>([
+  ['0.3 message/send', ['message.taskId']],
+  ['0.3 message/stream', ['message.taskId']],
+  ['0.3 tasks/get', ['id']],
+  ['0.3 tasks/cancel', ['id']],
+  ['0.3 tasks/resubscribe', ['id']],
+  [`${A2A_PROTOCOL_VERSION} SendMessage`, ['message.taskId', 'message.task_id']],
+  [`${A2A_PROTOCOL_VERSION} SendStreamingMessage`, ['message.taskId', 'message.task_id']],
+  [`${A2A_PROTOCOL_VERSION} GetTask`, ['id']],
+  [`${A2A_PROTOCOL_VERSION} CancelTask`, ['id']],
+  [`${A2A_PROTOCOL_VERSION} SubscribeToTask`, ['id']],
+]);
+
+/**
+ * @a2a-js/sdk 1.3.0 does not check the type of a task id it is given. Its 0.3 layer passes `id` and
+ * `message.taskId` on as they are and calls `.trim()` on them, so a number or an object was a -32603
+ * "taskId.trim is not a function"; its 1.0 layer makes a string of them, so `{}` was looked up as
+ * the task "[object Object]". Until the SDK checks them, such a request (one the SDK would read:
+ * a JSON-RPC 2.0 request object with object params; a batch it refuses whole) is refused here with
+ * -32602, naming the field, in the error shape of its version.
+ */
+function refuseNonStringIds(req: Request, res: Response, next: NextFunction): void {
+  const body = req.body as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown } | undefined;
+  const version = req.header(A2A_VERSION_HEADER) || '0.3';
+  const fields = isObject(body) && body.jsonrpc === '2.0' && isRpcId(body.id) ? ID_PARAMS.get(`${version} ${String(body.method)}`) : undefined;
+  const params = body?.params;
+  if (!fields || !isObject(params)) {
+    next();
+    return;
+  }
+  for (const field of fields) {
+    const value = field.split('.').reduce<unknown>((v, key) => (isObject(v) ? v[key] : undefined), params);
+    if (value === undefined || value === null || typeof value === 'string') continue;
+    const kind = Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+    const message = `Invalid params: ${field} must be a string, not ${kind}`;
+    const error = version === '0.3' ? { code: RpcErrorCodes.InvalidParams, message } : JsonRpcTransportHandler.mapToJSONRPCError(new RequestMalformedError(message));
+    res.status(200).json({ jsonrpc: '2.0', id: body?.id ?? null, error });
+    return;
+  }
+  next();
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A JSON-RPC request id the SDK accepts: absent, null, a string or an integer. */
+function isRpcId(id: unknown): boolean {
+  return id === undefined || id === null || typeof id === 'string' || Number.isInteger(id);
+}
+
+/**
  * What the SDK's routers pass on for another method (a browser's GET of `/a2a`, a POST of the
  * card): a 405 naming the method that works, in the endpoint's own error shape, instead of the
  * REST API's 404 `Cannot GET`. OPTIONS never gets here: the routers answer it with `Allow`.
@@ -101,7 +162,7 @@ function isRpcAnswer(body: unknown): body is { jsonrpc: '2.0'; id: unknown } {
 }
 
 /** JSON-RPC 2.0 and A2A error codes for what goes wrong before a request reaches a method. */
-const RpcErrorCodes = Object.freeze({ ParseError: -32700, InvalidRequest: -32600, InternalError: -32603, ContentTypeNotSupported: -32005 } as const);
+const RpcErrorCodes = Object.freeze({ ParseError: -32700, InvalidRequest: -32600, InvalidParams: -32602, InternalError: -32603, ContentTypeNotSupported: -32005 } as const);
 
 /**
  * What the SDK's router passes on (its JSON parser's refusals other than a syntax error: a body
@@ -133,6 +194,14 @@ function a2aErrors(log: Logger) {
   };
 }
 
+/**
+ * Example questions about Chorus itself, and how a profile names the corpus it loaded when that is
+ * the project's own documentation (its `$SRV.INFO` metadata: `<root>/{README.md,docs/*.md}`; a
+ * CHORUS_CORPUS file is named by its path).
+ */
+const OWN_DOCS_EXAMPLES: readonly string[] = ['how does chorus drop duplicates', 'what does the correlation hub keep'];
+const OWN_DOCS_CORPUS_SUFFIX = '/{README.md,docs/*.md}';
+
 /** The agent card, rebuilt from discovery every few seconds so it lists what runs now. */
 class LiveAgentCard {
   private cached?: { at: number; card: AgentCard };
@@ -143,7 +212,7 @@ class LiveAgentCard {
     private readonly secured: boolean,
   ) {}
 
-  base(profiles: string[] = [], agents: string[] = []): AgentCard {
+  base(profiles: string[] = [], agents: string[] = [], examples: readonly string[] = []): AgentCard {
     const url = `${this.publicUrl()}${A2A_PATH}`;
     const lenses = profiles.length > 0 ? profiles.join(', ') : 'its search profiles';
     return AgentCard.fromJSON({
@@ -166,7 +235,7 @@ class LiveAgentCard {
           name: 'Search and answer',
           description: `Searches the corpus with ${lenses} in parallel, fuses the rankings, and answers with cited sentences and the ranked results.`,
           tags: ['search', 'retrieval', 'rrf', ...profiles],
-          examples: ['how does chorus drop duplicates', 'what does the correlation hub keep'],
+          examples: [...examples],
           inputModes: ['text/plain'],
           outputModes: ['text/plain', 'application/json'],
         },
@@ -185,8 +254,11 @@ class LiveAgentCard {
     const services = await discoverServices(this.bus).catch(() => []);
     const order = ['intent', 'planner', 'search', 'responder'];
     const agents = order.filter((a) => services.some((s) => s.kind === 'agent' && s.name === a));
-    const profiles = services.filter((s) => s.kind === 'profile').map((s) => s.name);
-    const card = this.base(profiles, agents);
+    const running = services.filter((s) => s.kind === 'profile');
+    const profiles = running.map((s) => s.name);
+    // Questions about Chorus fit only a search of its own docs: with another corpus there are none.
+    const ownDocs = running.length > 0 && running.every((s) => s.metadata.corpus?.endsWith(OWN_DOCS_CORPUS_SUFFIX));
+    const card = this.base(profiles, agents, ownDocs ? OWN_DOCS_EXAMPLES : []);
     this.cached = { at: Date.now(), card };
     return card;
   }

@@ -32,7 +32,11 @@ export class ChorusExecutor implements AgentExecutor {
   ) {}
 
   async execute(ctx: RequestContext, events: ExecutionEventBus): Promise<void> {
-    const { taskId, contextId } = ctx;
+    const { taskId } = ctx;
+    // The SDK's 0.3 layer passes a message's contextId on unchecked, so it can be any JSON value.
+    // One that is not a string is no context to answer with: the task's is its own id, as it is for
+    // a task rebuilt from the ledger whose context was no valid session id (below).
+    const contextId = typeof ctx.contextId === 'string' ? ctx.contextId : taskId;
     const tenant = (ctx.context?.user as A2AUser | undefined)?.tenant;
     const status = (state: TaskState, text?: string) =>
       events.publish(
@@ -42,7 +46,7 @@ export class ChorusExecutor implements AgentExecutor {
     // The workflow keeps the task's context as its session, so a task rebuilt from the ledger (by
     // another replica, or after a restart) has the same contextId. One that is not a valid session
     // id is not kept; such a task is rebuilt with its own id as its context.
-    const session_id = SESSION_ID_PATTERN.test(contextId) ? contextId : undefined;
+    const session_id = typeof ctx.contextId === 'string' && SESSION_ID_PATTERN.test(ctx.contextId) ? ctx.contextId : undefined;
     // Refused before any workflow starts: the task is rejected (not failed), and names no workflow.
     let refusal = !tenant ? 'no tenant for this request' : !query ? 'the message has no text part to search for' : undefined;
     if (!refusal && tenant) {

@@ -49,7 +49,9 @@ export class ChorusTaskStore implements TaskStore {
   }
 
   async load(taskId: string, ctx?: ServerCallContext): Promise<Task | undefined> {
-    if (!CORRELATION_ID_PATTERN.test(taskId)) return undefined;
+    // The SDK's 0.3 layer hands on a message's referenceTaskIds unchecked: 5 is no task (the
+    // pattern alone would read it as "5" and ask the ledger, which refuses a number).
+    if (typeof taskId !== 'string' || !CORRELATION_ID_PATTERN.test(taskId)) return undefined;
     const tenant = tenantOf(ctx);
     const key = `${tenant}\u0000${taskId}`;
     const snapshot = this.snapshots.get(key);
