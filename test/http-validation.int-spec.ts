@@ -250,6 +250,11 @@ describe('unknown query parameters on the reads', () => {
       expect({ path, status: r.status, message: r.body.message, fields: fieldsOf(r.body) }).toEqual({ path, status: 400, message: 'invalid query string', fields: ['tennant_id'] });
       expect(r.body.errors[0].messages[0]).toBe('unknown query parameter tennant_id: this route takes tenant_id');
     }
+    const list = await getJson(`${f.url}/v1/workflows?tennant_id=acme&limit=5`);
+    expect({ status: list.status, errors: list.body.errors }).toEqual({
+      status: 400,
+      errors: [{ field: 'tennant_id', messages: ['unknown query parameter tennant_id: this route takes status, agent, since, until, limit, cursor, tenant_id'] }],
+    });
     const agents = await getJson(`${f.url}/v1/agents?verbose=1`);
     expect({ status: agents.status, errors: agents.body.errors }).toEqual({ status: 400, errors: [{ field: 'verbose', messages: ['unknown query parameter verbose: this route takes none'] }] });
     const cancel = await postJson(`${f.url}/v1/workflows/${id}/cancel?force=1`, {});

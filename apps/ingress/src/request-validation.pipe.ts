@@ -1,6 +1,8 @@
 import { ValidationPipe, type ArgumentMetadata } from '@nestjs/common';
+import { getMetadataStorage } from 'class-validator';
 import { isWithinJsonLimits, sanitizeJson, type FieldError } from '@chorus/envelope';
 import { InvalidRequestException, toInvalidRequest } from './http.errors';
+import { unknownQueryParams } from './query-params.guard';
 
 /**
  * Own keys named like a member of Object.prototype (`toString`, `valueOf`, …): class-transformer
@@ -49,9 +51,20 @@ export class RequestValidationPipe extends ValidationPipe {
       if (!(e instanceof InvalidRequestException)) throw e;
       // A hazard left a null in its place: what the validators say of that null adds nothing.
       const named = new Set(hazards.map((h) => h.field));
-      throw new InvalidRequestException([...hazards, ...e.fieldErrors.filter((f) => !named.has(f.field))], message);
+      const errors = [...hazards, ...e.fieldErrors.filter((f) => !named.has(f.field))];
+      throw new InvalidRequestException(metadata.type === 'query' ? asUnknownParams(errors, metadata.metatype) : errors, message);
     }
     if (hazards.length > 0) throw new InvalidRequestException(hazards, message);
     return result;
   }
+}
+
+/**
+ * A query string's field the whitelist refused ("property x should not exist") said as every other
+ * route says it: an unknown query parameter, with the ones the route takes.
+ */
+function asUnknownParams(errors: FieldError[], dto: ArgumentMetadata['metatype']): FieldError[] {
+  if (!dto) return errors;
+  const allowed = [...new Set(getMetadataStorage().getTargetValidationMetadatas(dto, '', false, false).map((m) => m.propertyName))];
+  return errors.map((f) => (f.messages.length === 1 && f.messages[0] === `property ${f.field} should not exist` ? unknownQueryParams([f.field], allowed)[0] : f));
 }
