@@ -125,8 +125,17 @@ describe('dashboard (development mode, no API keys)', () => {
     await page.locator('#workflows .error-note:not([hidden])').waitFor();
     expect(await page.locator('#workflows .error-note').textContent()).toMatch(/invalid query string \(since: /);
     expect(await page.locator('#workflows').textContent()).toMatch(/stopped: fix the filters/);
+    // A status the API does not know is refused the same way, not dropped (which listed every workflow).
+    await page.goto(`${f.url}/#/?status=bogus`);
+    await page.locator('#workflows .error-note:not([hidden])').waitFor();
+    expect(await page.locator('#workflows .error-note').textContent()).toMatch(/invalid query string \(status: /);
+    expect(await page.locator('select[name=status]').inputValue()).toBe('bogus');
     // The browser reports each refused request on its console; those are the test's own.
     errors.splice(0, errors.length, ...errors.filter((e) => !/status of 400/.test(e)));
+    // An agent of its own and a row count the menu does not offer are applied and shown.
+    await page.goto(`${f.url}/#/?agent=my-client&limit=7`);
+    await page.locator('#workflows.is-live').waitFor();
+    expect([await page.locator('select[name=agent]').inputValue(), await page.locator('select[name=limit]').inputValue()]).toEqual(['my-client', '7']);
     await page.goto(`${f.url}/#/`);
     await page.locator('#workflows.is-live').waitFor();
   });

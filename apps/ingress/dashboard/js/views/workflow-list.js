@@ -3,8 +3,9 @@ import { agentChip, card, durationOf, fmtDateTime, fmtMs, h, isTerminal, replace
 import { replaceQuery } from '../lib/router.js';
 
 const STATUSES = ['pending', 'running', 'completed', 'failed', 'timed_out', 'cancelled'];
-// The agents a workflow's steps name (the hub records them; it is never one of them).
-const AGENTS = ['ingress', 'intent', 'planner', 'search', 'responder'];
+// The agents a workflow's steps usually name: the edges (HTTP, CLI), the hub (it submits a retry's
+// query) and the agents. Any other (a client of its own) is filtered on through the URL.
+const AGENTS = ['ingress', 'cli', 'hub', 'intent', 'planner', 'search', 'responder'];
 const LIMITS = [25, 50, 100, 200];
 const POLL_MS = 2000;
 
@@ -14,13 +15,15 @@ const POLL_MS = 2000;
  * until "Newest" brings it back. Filters live in the URL, so a filtered view can be shared.
  */
 export function mountWorkflowList(parent, { api, scope, query, onRows }) {
+  // The URL's filters go to the API as they are, so one it refuses (a hand-edited status, limit or
+  // since) is shown with the field it names instead of being dropped without a word.
   const filters = {
-    status: STATUSES.includes(query.status) ? query.status : '',
+    status: query.status ?? '',
     agent: query.agent ?? '',
     since: query.since ?? '',
     until: query.until ?? '',
     tenant_id: query.tenant_id ?? '',
-    limit: LIMITS.includes(Number(query.limit)) ? Number(query.limit) : 50,
+    limit: query.limit || '50',
   };
   let cursor = null; // null: the newest page, live
   let generation = 0; // bumped when filters or page change, so an answer to an older request is dropped
@@ -34,8 +37,11 @@ export function mountWorkflowList(parent, { api, scope, query, onRows }) {
   const [section, body] = card('Workflows', { id: 'workflows', actions: [h('span', { class: 'live' }, liveDot, liveText), pauseBtn] });
 
   const field = (label, control) => h('label', { class: 'field' }, h('span', {}, label), control);
-  const select = (name, options, value, empty) =>
-    h('select', { name }, empty ? h('option', { value: '' }, empty) : null, options.map((o) => h('option', { value: String(o), selected: String(o) === String(value) }, String(o).replace('_', ' '))));
+  // A value from the URL that is not among the options is added, so the field shows what is applied.
+  const select = (name, options, value, empty) => {
+    const all = value === '' || options.map(String).includes(String(value)) ? options : [...options, value];
+    return h('select', { name }, empty ? h('option', { value: '' }, empty) : null, all.map((o) => h('option', { value: String(o), selected: String(o) === String(value) }, String(o).replace('_', ' '))));
+  };
   // A date the browser cannot read (from a hand-edited URL) leaves the field empty; the API names it.
   const toLocal = (iso) => {
     const t = iso ? Date.parse(iso) : NaN;
@@ -115,8 +121,8 @@ export function mountWorkflowList(parent, { api, scope, query, onRows }) {
     filters.since = data.get('since') ? new Date(data.get('since')).toISOString() : '';
     filters.until = data.get('until') ? new Date(data.get('until')).toISOString() : '';
     filters.tenant_id = form.elements.tenant_id.validity.valid ? data.get('tenant_id').trim() : filters.tenant_id;
-    filters.limit = Number(data.get('limit'));
-    replaceQuery({ ...filters, limit: filters.limit === 50 ? '' : filters.limit });
+    filters.limit = data.get('limit');
+    replaceQuery({ ...filters, limit: filters.limit === '50' ? '' : filters.limit });
     cursor = null;
     rendered = false;
     refresh();
