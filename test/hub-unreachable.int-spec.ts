@@ -162,7 +162,7 @@ describe('metrics and readiness when NATS is gone', () => {
     await f?.stop();
   });
 
-  it('GET /metrics and /ready while NATS is down - metrics still answer (the process metrics, the hub totals at their last values, a collect failure counted); /ready is 503 at once', async () => {
+  it('GET /metrics and /ready while NATS is down - metrics still answer (the process metrics, the hub totals at their last values, a collect failure counted); /ready is 503 at once, a submission within a second', async () => {
     expect((await postJson(`${f.url}/v1/queries?wait=true`, { query: 'what does the hub keep' })).body.status).toBe('completed');
     const before = await (await fetch(`${f.url}/metrics`)).text();
     const completed = /^chorus_workflows\{status="completed",app="chorus"\} (\d+)$/m;
@@ -191,6 +191,14 @@ describe('metrics and readiness when NATS is gone', () => {
     expect({ status: ready.status, body: await ready.json(), fast: Date.now() - started < 1000 }).toEqual({
       status: 503,
       body: expect.objectContaining({ nats: 'disconnected, reconnecting' }),
+      fast: true,
+    });
+    // So are the routes that need the bus, after a second's wait for a reconnect: nothing published.
+    const submitted = Date.now();
+    const refused = await postJson(`${f.url}/v1/queries`, { query: 'anyone there' });
+    expect({ status: refused.status, message: refused.body.message, fast: Date.now() - submitted < 2500 }).toEqual({
+      status: 503,
+      message: expect.stringMatching(/NATS disconnected, reconnecting/),
       fast: true,
     });
   });

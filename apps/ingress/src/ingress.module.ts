@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { Bus, ChorusClient } from '@chorus/bus';
 import { AgentsController } from './agents.controller';
+import { BusAvailableGuard } from './bus-available.guard';
 import { EventsController } from './events.controller';
 import { HealthController } from './health.controller';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
@@ -24,6 +25,7 @@ export class IngressModule {
         { provide: ApiKeys, useValue: new ApiKeys(options.apiKeys) },
         { provide: APP_GUARD, useClass: TenantGuard },
         { provide: APP_GUARD, useClass: QueryParamsGuard },
+        { provide: APP_GUARD, useClass: BusAvailableGuard },
       ],
     };
   }

@@ -67,8 +67,8 @@ const encoder = new TextEncoder();
  * streams. Built fully by {@link Bus.connect}, then handed to whoever needs it.
  */
 export class Bus {
-  /** Between a disconnect and the reconnect that follows it (the client retries forever). */
-  private disconnected = false;
+  /** Between a disconnect and the reconnect that follows it (the client retries forever): resolves then. */
+  private reconnected: { promise: Promise<void>; resolve: () => void } | undefined;
 
   private constructor(
     readonly nc: NatsConnection,
@@ -243,10 +243,31 @@ export class Bus {
   }
 
   /** Readiness: connected, and the workflow stream answers. */
+  /** True between a disconnect from NATS and the reconnect that follows (the client retries forever). */
+  get reconnecting(): boolean {
+    return this.reconnected !== undefined;
+  }
+
+  /**
+   * Whether NATS is connected, waiting up to `ms` for a reconnect in progress: a blip (a cluster's
+   * client moving to another server) passes, an outage is known within `ms`.
+   */
+  async connectedWithin(ms: number): Promise<boolean> {
+    const waiting = this.reconnected;
+    if (!waiting) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+    try {
+      return await Promise.race([waiting.promise.then(() => true as const), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   async readiness(): Promise<{ ready: boolean; detail: Record<string, unknown> }> {
     if (this.nc.isClosed()) return { ready: false, detail: { nats: 'closed' } };
     // While reconnecting, a request would wait for its timeout; a probe needs its answer now.
-    if (this.disconnected) return { ready: false, detail: { nats: 'disconnected, reconnecting' } };
+    if (this.reconnecting) return { ready: false, detail: { nats: 'disconnected, reconnecting' } };
     try {
       await this.jsm.streams.info(this.options.workflowStream);
       return { ready: true, detail: { nats: this.nc.getServer(), stream: this.options.workflowStream } };
@@ -275,8 +296,13 @@ export class Bus {
   private watchStatus(): void {
     void (async () => {
       for await (const s of this.nc.status()) {
-        if (s.type === 'disconnect') this.disconnected = true;
-        else if (s.type === 'reconnect') this.disconnected = false;
+        if (s.type === 'disconnect' && !this.reconnected) {
+          let resolve!: () => void;
+          this.reconnected = { promise: new Promise<void>((r) => (resolve = r)), resolve };
+        } else if (s.type === 'reconnect' && this.reconnected) {
+          this.reconnected.resolve();
+          this.reconnected = undefined;
+        }
         if (s.type === 'disconnect' || s.type === 'reconnect' || s.type === 'error') {
           this.log.warn({ nats_status: s.type, server: 'server' in s ? s.server : undefined }, `nats ${s.type}`);
         }
