@@ -26,7 +26,7 @@ module.exports = {
   // Integration suites start servers and whole systems; a hung one fails here instead of stalling CI.
   testTimeout: 60000,
   projects: [
-    { ...common, displayName: 'unit', roots: ['<rootDir>/apps/', '<rootDir>/libs/'], testRegex: '.*\\.spec\\.ts$' },
+    { ...common, displayName: 'unit', roots: ['<rootDir>/apps/', '<rootDir>/libs/', '<rootDir>/scripts/'], testRegex: '.*\\.spec\\.ts$' },
     {
       ...common,
       displayName: 'integration',

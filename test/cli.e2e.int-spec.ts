@@ -1,4 +1,6 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startNats, waitFor } from '@chorus/testing';
@@ -6,7 +8,8 @@ import { startResponder } from '../apps/responder/src';
 import { getJson, startChorusFixture, stopApp, type ChorusFixture } from './chorus.fixture';
 
 const run = promisify(execFile);
-const BIN = join(__dirname, '..', 'bin', 'chorus.js');
+/** The compiled CLI (`npm test` builds it first); CHORUS_CLI_BIN tries another build's main.js without touching dist/. */
+const BIN = process.env.CHORUS_CLI_BIN ?? join(__dirname, '..', 'bin', 'chorus.js');
 
 /** The real `chorus` command (the compiled CLI; `npm test` builds it first) against a running Chorus. */
 async function chorus(f: ChorusFixture, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -17,6 +20,26 @@ async function chorus(f: ChorusFixture, ...args: string[]): Promise<{ code: numb
     const err = e as { code?: number; stdout?: string; stderr?: string };
     return { code: err.code ?? -1, stdout: err.stdout ?? '', stderr: err.stderr ?? '' };
   }
+}
+
+/** `chorus …` whose reader has gone before it writes a line, as `| head -1` is once it has its line. */
+async function chorusIntoClosedPipe(f: ChorusFixture, ...args: string[]): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, ...args, '--nats', f.nats.url], { env: { ...process.env, NATS_URL: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.destroy();
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
+  clearTimeout(timer);
+  return { code, stderr };
+}
+
+/** Exit code and output of a run expected to fail, or code 0. */
+async function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return run(process.execPath, [BIN, ...args], { env: { ...process.env, NATS_URL: '', ...env }, timeout: 30_000 }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+  );
 }
 
 describe('chorus CLI, end to end', () => {
@@ -94,7 +117,11 @@ describe('chorus CLI, end to end', () => {
     expect(JSON.parse(next.stdout).workflows[0].correlation_id).not.toBe(first.workflows[0].correlation_id);
     // A value the hub refuses is a usage error, not "unreachable".
     const refused = await chorus(f, 'list', '--status', 'bogus');
-    expect({ code: refused.code, stderr: refused.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(/^chorus: status must be one of/) });
+    expect({ code: refused.code, stderr: refused.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(/^chorus: --status must be one of/) });
+    // --since and --until take what the HTTP API takes: a date, or a date-time with its offset; not a local time.
+    expect((await chorus(f, 'list', '--json', '--since', '2020-01-01', '--until', '2999-12-31T23:59:59+01:00')).code).toBe(0);
+    const local = await chorus(f, 'list', '--since', '2026-12-01 15:00');
+    expect({ code: local.code, stderr: local.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(/^chorus: --since must be an RFC 3339 date-time \(2026-11-30T10:30:00Z\) or a date \(2026-11-30\)\n/) });
 
     await stopApp(f, 'responder'); // the workflow then waits for a response until its deadline
     const q = await chorus(f, 'query', 'this one gets cancelled', '--json', '--deadline-ms', '20000');
@@ -141,8 +168,78 @@ describe('chorus CLI, end to end', () => {
 
   it('chorus bench - runs the benchmark script with its own options (here its help), needing no running Chorus', async () => {
     const help = await run(process.execPath, [BIN, 'bench', '--help'], { env: { ...process.env, NATS_URL: 'nats://127.0.0.1:1' } });
+    expect(help.stdout).toMatch(/^Usage: chorus bench \[options\]\n/);
     expect(help.stdout).toMatch(/--only a,b/);
     expect(help.stdout).toMatch(/--concurrency 1,16,64/);
+  });
+
+  it('chorus bench - a bad option is a usage error (exit 2) listing every problem, with no stack trace and nothing run', async () => {
+    const bogus = await runCli(['bench', '--bogus']);
+    expect({ code: bogus.code, stdout: bogus.stdout }).toEqual({ code: 2, stdout: '' });
+    expect(bogus.stderr).toMatch(/^chorus bench: invalid options:\n {2}- --bogus is not an option\n\nUsage: chorus bench \[options\]/);
+    expect(bogus.stderr).not.toMatch(/ at |Error/);
+
+    const numbers = await runCli(['bench', '--only', 'floor-core', '--concurrency', 'abc', '--duration', '-5', '--warmup', 'soon']);
+    expect({ code: numbers.code, stdout: numbers.stdout }).toEqual({ code: 2, stdout: '' });
+    expect(numbers.stderr).toContain('  - --concurrency must be a comma-separated list of positive integers, got "abc"\n  - --duration must be a positive number of seconds, got "-5"\n  - --warmup must be a number of seconds, 0 or more, got "soon"\n');
+
+    const names = await runCli(['bench', '--only', 'rrf,floor-cor', '--hub-checkpoints', '0']);
+    expect(names.code).toBe(2);
+    expect(names.stderr).toContain('  - --only floor-cor: no such system or section\n  - --hub-checkpoints must be a comma-separated list of positive integers, got "0"\n');
+  });
+
+  it('chorus - with no command: the usage on stderr, exit 2; --help: the usage on stdout, exit 0', async () => {
+    const none = await runCli([]);
+    expect({ code: none.code, stdout: none.stdout }).toEqual({ code: 2, stdout: '' });
+    expect(none.stderr).toMatch(/^chorus: missing command\n\nUsage: chorus <command> \[options\]/);
+    const help = await runCli(['--help']);
+    expect({ code: help.code, stderr: help.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(help.stdout).toMatch(/^Usage: chorus <command> \[options\]/);
+  });
+
+  it('chorus watch, status, history, list - a reader that closes stdout early ends the command quietly, exit 0', async () => {
+    const q = await chorus(f, 'query', 'what is a closed pipe', '--wait', '--json');
+    const id = JSON.parse(q.stdout).correlation_id as string;
+    const commands = [['watch', id], ['watch', id, '--json'], ['status', id], ['history', id], ['list'], ['list', '--json']];
+    const runs = await Promise.all(commands.map(async (args) => ({ args, ...(await chorusIntoClosedPipe(f, ...args)) })));
+    expect(runs).toEqual(commands.map((args) => ({ args, code: 0, stderr: '' })));
+  });
+
+  it('chorus query - an invalid value is reported by the flag that gave it, not by the envelope field it set', async () => {
+    const session = await chorus(f, 'query', 'x', '--session', 'bad session');
+    expect({ code: session.code, stderr: session.stderr }).toEqual({ code: 2, stderr: 'chorus: invalid query:\n  --session must match [A-Za-z0-9_-]{1,64}\n' });
+    const more = await chorus(f, 'query', 'x', '--profile', 'Bad', '--top-k', '1000', '--tenant', 'Not A Tenant');
+    expect(more.code).toBe(2);
+    expect(more.stderr).toMatch(/^ {2}--profile: each profile must match/m);
+    expect(more.stderr).toMatch(/^ {2}--top-k must not be greater than \d+$/m);
+    expect(more.stderr).toMatch(/^ {2}--tenant must match/m);
+    expect(more.stderr).not.toMatch(/payload|top_k|tenant_id/);
+  });
+
+  it('chorus - on a NATS server that requires users: a refusal says so and how to authenticate (exit 2); the cli user of CHORUS_NATS_CREDENTIALS gets in', async () => {
+    const secured = await startNats({ own: true, extraConfig: readFileSync(join(__dirname, '..', 'infra', 'nats', 'auth.conf'), 'utf8') });
+    try {
+      const anonymous = await runCli(['list', '--nats', secured.url]);
+      expect(anonymous.code).toBe(2);
+      expect(anonymous.stderr).toMatch(/^chorus: NATS at nats:\/\/\S+ refused the CLI's credentials \(Authorization Violation\); it connected without credentials/);
+      expect(anonymous.stderr).toMatch(/CHORUS_NATS_CREDENTIALS=<file> \(it connects as the file's "cli" user; infra\/nats\/dev-credentials.json/);
+      expect(anonymous.stderr).not.toMatch(/Is it running/);
+
+      const wrong = await runCli(['list', '--nats', secured.url], { NATS_USER: 'chorus-cli', NATS_PASS: 'not-the-password' });
+      expect({ code: wrong.code, stderr: wrong.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(/refused the CLI's credentials \(Authorization Violation\); it connected as chorus-cli \(NATS_USER\)/) });
+
+      // Past authorization, this bare server has no Chorus: the usual "cannot reach Chorus" (exit 3).
+      const cli = await runCli(['list', '--nats', secured.url], { CHORUS_NATS_CREDENTIALS: join(__dirname, '..', 'infra', 'nats', 'dev-credentials.json') });
+      expect({ code: cli.code, stderr: cli.stderr }).toEqual({ code: 3, stderr: expect.stringMatching(/^chorus: cannot reach Chorus/) });
+
+      // A credentials file without a cli user is a bad setting, not an unreachable Chorus.
+      const file = join(tmpdir(), `chorus-cli-credentials-${process.pid}.json`);
+      writeFileSync(file, JSON.stringify({ hub: { user: 'chorus-hub', pass: 'hub-dev-only-password' } }));
+      const noCli = await runCli(['list', '--nats', secured.url], { CHORUS_NATS_CREDENTIALS: file }).finally(() => rmSync(file, { force: true }));
+      expect({ code: noCli.code, stderr: noCli.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(/CHORUS_NATS_CREDENTIALS has no user for cli/) });
+    } finally {
+      await secured.stop();
+    }
   });
 
   it('chorus - clear errors: usage (exit 2), unknown workflow (exit 1), unreachable NATS (exit 3), bad configuration (exit 2)', async () => {

@@ -3,7 +3,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, release, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT, flags, snapshotDist } from './bench.support';
+import { BenchUsageError, benchCommandLine, benchUsage, parseBenchOptions, type BenchOptions } from './bench.options';
+import { REPO_ROOT, snapshotDist } from './bench.support';
 import { renderChart } from './chart';
 import { startChorusSystem, type ChorusSystem, type WireEnvelope } from './chorus.system';
 import { renderMarkdown } from './docs.render';
@@ -82,46 +83,41 @@ const SYSTEMS: Record<SystemId, SystemDefinition> = {
   },
 };
 
-const SECTIONS = ['rrf', 'envelope', 'hub-rss'] as const;
-
-const USAGE = `npm run bench [-- options]
-  --quick                  about a minute: short intervals, a small hub-RSS range, no floor-js-procs, nest-work, moleculer-work
-  --only a,b               systems (${SYSTEM_IDS.join(', ')}) and/or sections (${SECTIONS.join(', ')})
-  --concurrency 1,16,64    load levels (default 1,16,64,256)
-  --duration S --warmup S  measured interval and warm-up per level, in seconds
-  --hub-checkpoints a,b    hub RSS checkpoints (default 10000,25000,50000,100000,150000,200000)
-  --write / --no-write     write docs/benchmarks.md and docs/benchmarks.svg (default: only after a full run)
-  --render results.json    write them again from a saved run (after changing how they are rendered)
-Results always go to artifacts/bench/results-<time>.json. BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=artifacts/prof"
-profiles every process the benchmark starts.`;
+/** What ran this script (`chorus bench`, which says so); unset for `npm run bench`. */
+const VIA = process.env.CHORUS_BENCH_COMMAND || undefined;
 
 async function main(): Promise<void> {
-  const opts = flags({ quick: 'false', only: '', concurrency: '', duration: '', warmup: '', 'hub-checkpoints': '', write: 'false', 'no-write': 'false', render: '', help: 'false' });
-  if (opts.help === 'true') return void console.log(USAGE);
+  let opts: BenchOptions;
+  try {
+    opts = parseBenchOptions(process.argv.slice(2));
+  } catch (e) {
+    if (!(e instanceof BenchUsageError)) throw e;
+    // No stack: the command line is wrong, not the benchmark. Exit 2, as any Chorus usage error.
+    console.error(`${VIA ?? 'bench'}: ${e.message}\n\n${benchUsage(VIA)}`);
+    process.exit(2);
+  }
+  if (opts.help) return void console.log(benchUsage(VIA));
   if (opts.render) return writeDocs(JSON.parse(readFileSync(opts.render, 'utf8')) as BenchResults);
-  const quick = opts.quick === 'true';
+  const quick = opts.quick;
   const started = Date.now();
   snapshotDist();
-  const only = opts.only ? opts.only.split(',').map((s) => s.trim()) : [];
-  for (const o of only) {
-    if (!(SYSTEM_IDS as readonly string[]).includes(o) && !(SECTIONS as readonly string[]).includes(o)) throw new Error(`--only ${o}: unknown; ${USAGE}`);
-  }
+  const only = opts.only;
   const wants = (name: string) => (only.length ? only.includes(name) : !(quick && ['floor-js-procs', 'nest-work', 'moleculer-work'].includes(name)));
   const load: LoadOptions & { levels: number[] } = {
-    levels: (opts.concurrency || '1,16,64,256').split(',').map(Number),
+    levels: opts.concurrency ?? [1, 16, 64, 256],
     concurrency: 0,
-    warmupMs: Number(opts.warmup || (quick ? 0.25 : 2)) * 1000,
+    warmupMs: (opts.warmupS ?? (quick ? 0.25 : 2)) * 1000,
     maxWarmupMs: quick ? 3000 : 30_000,
-    durationMs: Number(opts.duration || (quick ? 0.8 : 10)) * 1000,
+    durationMs: (opts.durationS ?? (quick ? 0.8 : 10)) * 1000,
     minSamples: quick ? 30 : 300,
     maxDurationMs: quick ? 4000 : 30_000,
   };
-  const hubCheckpoints = (opts['hub-checkpoints'] || (quick ? '300,600,900' : '10000,25000,50000,100000,150000,200000')).split(',').map(Number);
+  const hubCheckpoints = opts.hubCheckpoints ?? (quick ? [300, 600, 900] : [10000, 25000, 50000, 100000, 150000, 200000]);
 
   const results: BenchResults = {
     date: new Date().toISOString(),
-    mode: only.length || opts.concurrency || opts.duration ? 'custom' : quick ? 'quick' : 'full',
-    command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+    mode: only.length || opts.concurrency || opts.durationS !== undefined ? 'custom' : quick ? 'quick' : 'full',
+    command: benchCommandLine(process.argv.slice(2), VIA),
     machine: describeMachine(),
     versions: describeVersions(),
     commit: describeCommit(),
@@ -215,7 +211,7 @@ async function main(): Promise<void> {
   save();
   console.log(`results: ${json}`);
   // A quick or partial run does not overwrite the committed page of a full run unless asked to.
-  const write = opts['no-write'] !== 'true' && (opts.write === 'true' || results.mode === 'full');
+  const write = !opts.noWrite && (opts.write || results.mode === 'full');
   if (write) writeDocs(results);
 }
 

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE } from '@chorus/envelope';
+import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE, TIME_FILTER_RULE, isTimeFilter, type FieldError } from '@chorus/envelope';
 
 export const USAGE = `Usage: chorus <command> [options]
 
@@ -12,7 +12,8 @@ Commands:
   watch <id>          follow the workflow live, step by step, until it ends (or until
                       CHORUS_WATCH_GRACE_MS after its deadline if the hub never says)
   list [--status S] [--agent A] [--since T] [--until T] [--limit N] [--cursor C] [--tenant T]
-                      recent workflows, newest first (--cursor: the next page)
+                      recent workflows, newest first (--cursor: the next page; --since, --until:
+                      an RFC 3339 date-time, 2026-11-30T10:30:00Z, or a date, 2026-11-30)
   cancel <id>         cancel a workflow
   retry <id> [--wait] run again a workflow that failed, timed out, was cancelled or completed
                       degraded: prints the new workflow's id, then (with --wait) its result
@@ -20,12 +21,15 @@ Commands:
 
 Options:
   --json              print JSON instead of text
-  --nats URL          NATS server (default: NATS_URL, else nats://127.0.0.1:4222)
+  --nats URL          NATS server (default: NATS_URL, else nats://127.0.0.1:4222); a secured one is
+                      reached as the "cli" user of CHORUS_NATS_CREDENTIALS, else NATS_USER and
+                      NATS_PASS, else NATS_TOKEN
   -h, --help          this help
 
 Exit codes: 0 completed/ok; 1 workflow failed, timed out or cancelled, no such workflow,
-(cancel) already finished, or (retry) nothing to retry; 2 usage error or bad configuration; 3 Chorus unreachable or its hub
-behind (it did not record the workflow or confirm its end in time).`;
+(cancel) already finished, or (retry) nothing to retry; 2 usage error, bad configuration or NATS
+credentials refused; 3 Chorus unreachable or its hub behind (it did not record the workflow or
+confirm its end in time).`;
 
 export interface CliArgs {
   command: 'query' | 'status' | 'history' | 'watch' | 'list' | 'cancel' | 'retry' | 'help';
@@ -86,7 +90,8 @@ export function parseCliArgs(argv: string[]): CliArgs {
   }
   const { values, positionals } = parsed;
   const [command, ...positional] = positionals;
-  if (values.help || command === undefined) return { ...defaults(), command: 'help' };
+  if (values.help) return { ...defaults(), command: 'help' };
+  if (command === undefined) throw new UsageError('missing command');
   if (!(COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command: ${command}`);
   const needsOne = ['query', 'status', 'history', 'watch', 'cancel', 'retry'].includes(command);
   if (needsOne && positional.length !== 1) {
@@ -106,8 +111,8 @@ export function parseCliArgs(argv: string[]): CliArgs {
     idempotencyKey: idempotencyKey(values['idempotency-key']),
     status: values.status,
     agent: values.agent,
-    since: values.since,
-    until: values.until,
+    since: timeFilter('--since', values.since),
+    until: timeFilter('--until', values.until),
     limit: int('--limit', values.limit),
     cursor: values.cursor,
     nats: values.nats,
@@ -120,11 +125,51 @@ function idempotencyKey(value: string | undefined): string | undefined {
   return value;
 }
 
+/**
+ * The HTTP API's rule for `since`/`until`: the hub reads anything Date.parse does, so
+ * `2026-12-01 15:00` would pass as local time there.
+ */
+function timeFilter(name: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!isTimeFilter(value)) throw new UsageError(`${name} must be ${TIME_FILTER_RULE}`);
+  return value;
+}
+
 function int(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new UsageError(`${name} must be a positive integer`);
   return n;
+}
+
+/** The CLI's name for a field of the envelope or of a hub request it built from the command line. */
+const FIELD_FLAGS: Readonly<Record<string, string>> = {
+  'payload.query': 'the query',
+  'payload.session_id': '--session',
+  'payload.profiles': '--profile',
+  'payload.top_k': '--top-k',
+  'payload.require_all': '--require-all',
+  deadline: '--deadline-ms',
+  tenant_id: '--tenant',
+  correlation_id: 'the id',
+  status: '--status',
+  agent: '--agent',
+  since: '--since',
+  until: '--until',
+  limit: '--limit',
+  cursor: '--cursor',
+};
+
+/**
+ * Field errors as the user typed them: `payload.session_id must match …` becomes `--session must
+ * match …`. The libraries name the fields of the wire contract, which the CLI's user never wrote.
+ */
+export function toFlagErrors(fields: readonly FieldError[]): string[] {
+  return fields.flatMap((f) => {
+    const flag = FIELD_FLAGS[f.field] ?? f.field;
+    const name = f.field.slice(f.field.lastIndexOf('.') + 1);
+    return f.messages.map((m) => (m.startsWith(`${name} `) ? `${flag}${m.slice(name.length)}` : `${flag}: ${m}`));
+  });
 }
 
 function defaults(): Omit<CliArgs, 'command'> {

@@ -2,11 +2,11 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
-import { Bus, ChorusClient, IdempotencyKeyReusedError, NoRespondersError, RemoteError, RequestTimeoutError, RetryRefusedError, type RetryStarted } from '@chorus/bus';
+import { Bus, ChorusClient, type BusOptions, IdempotencyKeyReusedError, NoRespondersError, RemoteError, RequestTimeoutError, RetryRefusedError, type RetryStarted } from '@chorus/bus';
 import { busOptionsFor, parseChorusConfig, type ChorusConfig } from '@chorus/config';
 import { DEFAULT_TENANT, InvalidEnvelopeError, isTerminalStatus, type WorkflowStatus, type WorkflowView } from '@chorus/envelope';
 import { createRootLogger } from '@chorus/observability';
-import { parseCliArgs, USAGE, type CliArgs } from './cli.args';
+import { parseCliArgs, toFlagErrors, USAGE, type CliArgs } from './cli.args';
 import { renderHistory, renderList, renderWorkflow } from './cli.render';
 import { watch } from './cli.watch';
 
@@ -40,21 +40,29 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return ExitCodes.Ok;
   }
   let config: ChorusConfig;
+  let busOptions: BusOptions;
   try {
     config = parseChorusConfig({ ...io.env, ...(args.nats ? { NATS_URL: args.nats } : {}) }, io.cwd);
+    busOptions = busOptionsFor(config, 'cli');
   } catch (e) {
-    // A ConfigError names every bad variable.
+    // A ConfigError names every bad variable (or a credentials file without a cli user).
     io.stderr(`chorus: ${(e as Error).message}`);
     return ExitCodes.Usage;
   }
   const log = createRootLogger({ name: 'cli', level: 'silent' });
   let bus: Bus | undefined;
   try {
-    bus = await Bus.connect(busOptionsFor(config, 'cli'), log);
+    bus = await Bus.connect(busOptions, log);
     await bus.jsm.streams.info(config.bus.workflowStream);
   } catch (e) {
     // A server without Chorus's streams answers: close the connection, or it keeps the process alive.
     await bus?.close().catch(() => undefined);
+    const refused = authorizationFailure(e);
+    if (refused) {
+      // Chorus may well be running: retrying will not help, the credentials are a setting to fix.
+      io.stderr(`chorus: NATS at ${config.bus.servers.join(', ')} refused the CLI's credentials (${refused}); ${describeNatsUser(config, busOptions)}\n${CREDENTIALS_HINT}`);
+      return ExitCodes.Usage;
+    }
     io.stderr(`chorus: cannot reach Chorus at ${config.bus.servers.join(', ')}: ${(e as Error).message}\nIs it running? Start it with: npm start`);
     return ExitCodes.Unreachable;
   }
@@ -70,7 +78,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return await execute(args, client, io, bus, { graceMs: config.workflow.watchGraceMs, maxDeadlineMs: config.workflow.maxDeadlineMs });
   } catch (e) {
     if (e instanceof InvalidEnvelopeError) {
-      io.stderr(`chorus: invalid query:\n${e.errors.map((f) => `  ${f.field}: ${f.messages.join('; ')}`).join('\n')}`);
+      io.stderr(`chorus: invalid query:\n${toFlagErrors(e.errors).map((line) => `  ${line}`).join('\n')}`);
       return ExitCodes.Usage;
     }
     if (e instanceof IdempotencyKeyReusedError) {
@@ -79,7 +87,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
     if (e instanceof RemoteError && e.code === 'BAD_REQUEST') {
       // The hub refused what was asked (an invalid id, status, tenant or cursor).
-      io.stderr(`chorus: ${e.fields ? e.fields.map((f) => f.messages.join('; ')).join('; ') : e.message}`);
+      io.stderr(`chorus: ${e.fields ? toFlagErrors(e.fields).join('; ') : e.message}`);
       return ExitCodes.Usage;
     }
     if (e instanceof NoRespondersError || e instanceof RequestTimeoutError) {
@@ -222,6 +230,30 @@ function notFound(io: CliIo, id: string): number {
   return ExitCodes.WorkflowNotCompleted;
 }
 
+const CREDENTIALS_HINT =
+  'Give the CLI a NATS user: CHORUS_NATS_CREDENTIALS=<file> (it connects as the file\'s "cli" user; infra/nats/dev-credentials.json for the development server), or NATS_USER and NATS_PASS, or NATS_TOKEN.';
+
+/**
+ * The server's word when it refused who the CLI connected as (nats.js's AuthorizationError or
+ * UserAuthenticationExpiredError, which the bus keeps as the cause); undefined for any other failure.
+ */
+function authorizationFailure(e: unknown): string | undefined {
+  for (let c = e; c instanceof Error; c = c.cause) {
+    if (c.name === 'AuthorizationError' || c.name === 'UserAuthenticationExpiredError') return c.message;
+  }
+  return undefined;
+}
+
+/** Who the CLI connected as, and from which setting, so the one to fix is named. */
+function describeNatsUser(config: ChorusConfig, options: BusOptions): string {
+  // nats.js does not read credentials from the URL: say so, or nats://user:pass@host looks ignored for no reason.
+  const inUrl = config.bus.servers.some((s) => /^[a-z]+:\/\/[^/]*@/i.test(s)) ? ' (a user in the NATS URL is not used)' : '';
+  if (config.credentials) return `it connected as ${options.user}, the "cli" user of CHORUS_NATS_CREDENTIALS${inUrl}.`;
+  if (options.user) return `it connected as ${options.user} (NATS_USER)${inUrl}.`;
+  if (options.token) return `it connected with the token in NATS_TOKEN${inUrl}.`;
+  return `it connected without credentials: none of CHORUS_NATS_CREDENTIALS, NATS_USER or NATS_TOKEN is set${inUrl}.`;
+}
+
 /** The benchmark script compiled beside the CLI (`dist/scripts/bench/bench.js`). */
 const BENCH_SCRIPT = join(__dirname, '..', '..', '..', 'scripts', 'bench', 'bench.js');
 
@@ -231,7 +263,9 @@ async function runBenchmark(argv: string[], io: CliIo): Promise<number> {
     io.stderr(`chorus: the benchmark is not built (${BENCH_SCRIPT} is missing); run npm run build in the Chorus checkout`);
     return ExitCodes.Usage;
   }
-  const child = spawn(process.execPath, [BENCH_SCRIPT, ...argv], { stdio: 'inherit', env: { ...process.env, ...io.env }, cwd: io.cwd });
+  // CHORUS_BENCH_COMMAND: its usage and its record of the run then name `chorus bench`, the command typed.
+  const env = { ...process.env, ...io.env, CHORUS_BENCH_COMMAND: 'chorus bench' };
+  const child = spawn(process.execPath, [BENCH_SCRIPT, ...argv], { stdio: 'inherit', env, cwd: io.cwd });
   return new Promise<number>((resolve) => {
     child.on('error', (e) => {
       io.stderr(`chorus: the benchmark could not start: ${e.message}`);

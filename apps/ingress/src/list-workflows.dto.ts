@@ -1,26 +1,15 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateBy, isISO8601, type ValidationOptions } from 'class-validator';
-import { AGENT_NAME_PATTERN, TENANT_ID_PATTERN, WORKFLOW_STATUSES, isDateTime, type WorkflowStatus } from '@chorus/envelope';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateBy, type ValidationOptions } from 'class-validator';
+import { AGENT_NAME_PATTERN, TENANT_ID_PATTERN, TIME_FILTER_RULE, WORKFLOW_STATUSES, isTimeFilter, type WorkflowStatus } from '@chorus/envelope';
 
-const CALENDAR_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const LIMIT_MESSAGE = 'limit must be an integer from 1 to 500';
-
-/**
- * A time filter: an RFC 3339 date-time with its offset (`2026-11-30T10:30:00Z`), or a calendar date
- * (`2026-11-30`, midnight UTC). Stricter than IsISO8601, which also takes week dates, ordinal dates
- * and basic formats (`2026-334`, `20261130T103010Z`) that the hub cannot read as a time.
- */
-export function isTimeFilter(value: unknown): boolean {
-  if (typeof value !== 'string' || !isISO8601(value, { strict: true, strictSeparator: true })) return false;
-  return (isDateTime(value) || CALENDAR_DATE.test(value)) && !Number.isNaN(Date.parse(value));
-}
 
 function IsTimeFilter(options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
     {
       name: 'isTimeFilter',
-      validator: { validate: isTimeFilter, defaultMessage: (a) => `${a?.property} must be an RFC 3339 date-time (2026-11-30T10:30:00Z) or a date (2026-11-30)` },
+      validator: { validate: isTimeFilter, defaultMessage: (a) => `${a?.property} must be ${TIME_FILTER_RULE}` },
     },
     options,
   );

@@ -1,5 +1,5 @@
 import { fullFormats } from 'ajv-formats/dist/formats';
-import { ValidateBy, buildMessage, type ValidationOptions } from 'class-validator';
+import { ValidateBy, buildMessage, isISO8601, type ValidationOptions } from 'class-validator';
 
 export const IS_DATE_TIME = 'isDateTime';
 /**
@@ -29,4 +29,20 @@ export function IsDateTime(options?: ValidationOptions): PropertyDecorator {
     { name: IS_DATE_TIME, validator: { validate: isDateTime, defaultMessage: buildMessage((each) => `${each}$property must be an RFC 3339 date-time with an offset`, options) } },
     options,
   );
+}
+
+const CALENDAR_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** What a time filter (the list's `since` and `until`, over HTTP and in the CLI) must be, in words. */
+export const TIME_FILTER_RULE = 'an RFC 3339 date-time (2026-11-30T10:30:00Z) or a date (2026-11-30)';
+
+/**
+ * A time filter: an RFC 3339 date-time with its offset (`2026-11-30T10:30:00Z`), or a calendar date
+ * (`2026-11-30`, midnight UTC). Stricter than IsISO8601, which also takes week dates, ordinal dates
+ * and basic formats (`2026-334`, `20261130T103010Z`) that the hub cannot read as a time, and than
+ * Date.parse, which reads `2026-12-01 15:00` as local time.
+ */
+export function isTimeFilter(value: unknown): boolean {
+  if (typeof value !== 'string' || !isISO8601(value, { strict: true, strictSeparator: true })) return false;
+  return (isDateTime(value) || CALENDAR_DATE.test(value)) && !Number.isNaN(Date.parse(value));
 }

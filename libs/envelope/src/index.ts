@@ -71,7 +71,7 @@ export {
 export { AnswerSource, Provenance, RankedResult, ResponsePayload } from './payloads/response.payload';
 export { StatusUpdatePayload } from './payloads/status-update.payload';
 export { COMMANDS, OrchestrationCommandPayload, type Command } from './payloads/orchestration-command.payload';
-export { IsDateTime, isDateTime } from './date-time.validator';
+export { IsDateTime, isDateTime, isTimeFilter, TIME_FILTER_RULE } from './date-time.validator';
 export { IsFusionWeights, MAX_FUSION_WEIGHT, isFusionWeights } from './fusion-weights.validator';
 export { MAX_FIELD_ERRORS, MAX_JSON_DEPTH, RESERVED_KEYS, boundFieldErrors, isWithinJsonLimits, sanitizeJson } from './json-limits';
 export { createEnvelope, deriveEnvelope, type CreateEnvelopeInput, type DeriveEnvelopeInput } from './envelope.factory';
