@@ -166,13 +166,36 @@ export async function confirmEnded(
     // The save follows the announcement by a millisecond or two: ask again soon, then every intervalMs.
     if (i > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(options.intervalMs ?? 50, 2 ** (i + 1))));
     try {
-      const view = await requestReply<WorkflowView>(bus, HubSubjects.Workflow, { correlation_id: correlationId, tenant_id: tenantId }, bus.options.requestTimeoutMs);
+      const view = await askTogether(bus, tenantId, correlationId);
       if (isTerminalStatus(view.status)) return view;
     } catch {
       // Not known yet, or the hub is not answering: ask again, and in the end do not end the watch.
     }
   }
   return null;
+}
+
+/** The hub's reads of a workflow in flight, per connection, for {@link askTogether}. */
+const asking = new WeakMap<Bus, Map<string, Promise<WorkflowView>>>();
+
+/**
+ * The hub's view of a workflow, one request shared by everyone in this process who asks for it
+ * while it is in flight. Every watcher of a workflow asks when it sees the end announced, up to
+ * twenty times: hundreds of event streams on one workflow sent the hub thousands of identical reads
+ * at once, and a hub slowed by them answered late, so streams waited out their timeouts instead of
+ * ending. A shared answer is as fresh as each asker's own would have been: all asked before it came.
+ */
+function askTogether(bus: Bus, tenantId: string, correlationId: string): Promise<WorkflowView> {
+  let pending = asking.get(bus);
+  if (!pending) asking.set(bus, (pending = new Map()));
+  const key = `${tenantId}\u0000${correlationId}`;
+  let request = pending.get(key);
+  if (!request) {
+    const body = { correlation_id: correlationId, tenant_id: tenantId };
+    request = requestReply<WorkflowView>(bus, HubSubjects.Workflow, body, bus.options.requestTimeoutMs).finally(() => pending.delete(key));
+    pending.set(key, request);
+  }
+  return request;
 }
 
 /** `400 ms`, `60 s`, `1.5 s`. */
