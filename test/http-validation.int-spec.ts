@@ -133,6 +133,11 @@ describe('POST /v1/queries - bad bodies', () => {
     expect(after.state.messages).toBe(before.state.messages);
   });
 
+  it('POST /v1/queries - a bare ?wait waits, as a flag does (it answered 202 without waiting)', async () => {
+    const r = await postJson(`${f.url}/v1/queries?wait`, { query: 'does a bare wait wait' });
+    expect({ status: r.status, workflow: r.body.status }).toEqual({ status: 200, workflow: 'completed' });
+  });
+
   it('POST /v1/queries - one 400 names the invalid body fields, the wait parameter and the Idempotency-Key header together', async () => {
     const res = await fetch(`${f.url}/v1/queries?wait=maybe`, {
       method: 'POST',

@@ -135,7 +135,8 @@ export class QueriesController {
 
 /** `?wait`: true, false, or undefined when it is neither. */
 function parseWait(value: string | undefined): boolean | undefined {
-  if (value === undefined || value === '' || value === 'false' || value === '0') return false;
-  if (value === 'true' || value === '1') return true;
+  if (value === undefined || value === 'false' || value === '0') return false;
+  // A bare `?wait` asks to wait, as a flag does; answering 202 would ignore it without a word.
+  if (value === '' || value === 'true' || value === '1') return true;
   return undefined;
 }
