@@ -1,3 +1,4 @@
+import { ChorusClient } from '@chorus/bus';
 import { createEnvelope, type WorkflowView } from '@chorus/envelope';
 import { waitFor } from '@chorus/testing';
 import { getJson, postJson, startChorusFixture, stopApp, type ChorusFixture } from './chorus.fixture';
@@ -35,6 +36,19 @@ describe('hub at scale', () => {
     expect(page.complete).toBe(true);
     expect(page.next_cursor).toEqual(expect.any(String));
     expect((await getJson(`${f.url}/v1/workflows/${ids[0]}`)).body.status).toBe('completed');
+  });
+
+  it('hub list - since and until follow the rule of the HTTP API and the CLI, for a client on the bus too: a time without its zone is refused', async () => {
+    const client = new ChorusClient(f.chorus.bus, { agent: 'test-client', correlation: f.config.correlation, defaultDeadlineMs: 1500, defaultTopK: 5, requestTimeoutMs: 5000, terminalGraceMs: 1000 });
+    const refused = await client.list({ since: '2026-12-01 15:00', until: '2026-334' }).catch((e: { code?: string; fields?: unknown }) => e);
+    expect(refused).toMatchObject({
+      code: 'BAD_REQUEST',
+      fields: [
+        { field: 'since', messages: ['since must be an RFC 3339 date-time (2026-11-30T10:30:00Z) or a date (2026-11-30)'] },
+        { field: 'until', messages: ['until must be an RFC 3339 date-time (2026-11-30T10:30:00Z) or a date (2026-11-30)'] },
+      ],
+    });
+    expect((await client.list({ since: '2026-11-30', until: '2099-01-01T00:00:00+01:00' })).workflows).toBeInstanceOf(Array);
   });
 
   it('hub deadline - a query published with a deadline past CHORUS_MAX_DEADLINE_MS is timed out at the longest deadline', async () => {

@@ -4,7 +4,9 @@ import {
   CORRELATION_ID_PATTERN,
   HubSubjects,
   TENANT_ID_PATTERN,
+  TIME_FILTER_RULE,
   WORKFLOW_STATUSES,
+  isTimeFilter,
   type FieldError,
   type HistoryReply,
   type ListReply,
@@ -202,8 +204,9 @@ function parseListRequest(raw: unknown): ListRequest {
   const problems: FieldError[] = [];
   if (r.tenant_id !== undefined && !TENANT_ID_PATTERN.test(String(r.tenant_id))) problems.push(badField('tenant_id', 'tenant_id is not a valid tenant id'));
   if (r.status !== undefined && !WORKFLOW_STATUSES.includes(r.status)) problems.push(badField('status', `status must be one of ${WORKFLOW_STATUSES.join(', ')}`));
-  if (r.since !== undefined && Number.isNaN(Date.parse(r.since))) problems.push(badField('since', 'since must be an ISO 8601 date-time'));
-  if (r.until !== undefined && Number.isNaN(Date.parse(r.until))) problems.push(badField('until', 'until must be an ISO 8601 date-time'));
+  // The same rule as over HTTP and in the CLI: Date.parse alone reads `2026-12-01 15:00` as local time.
+  if (r.since !== undefined && !isTimeFilter(r.since)) problems.push(badField('since', `since must be ${TIME_FILTER_RULE}`));
+  if (r.until !== undefined && !isTimeFilter(r.until)) problems.push(badField('until', `until must be ${TIME_FILTER_RULE}`));
   // A page above the largest is refused, not silently cut: a caller asking for 1,000 would take 500 for all there is.
   if (r.limit !== undefined && (!Number.isInteger(r.limit) || r.limit < 1 || r.limit > MAX_PAGE)) problems.push(badField('limit', `limit must be an integer from 1 to ${MAX_PAGE}`));
   if (r.cursor !== undefined && decodeCursor(r.cursor) === null) problems.push(badField('cursor', 'cursor is not valid'));
