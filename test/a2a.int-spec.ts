@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Role, TaskState } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, type Client } from '@a2a-js/sdk/client';
+import { waitFor } from '@chorus/testing';
 import { startProfiles } from '../apps/profile/src';
 import { startChorus } from '../apps/chorus/src/chorus';
-import { startChorusFixture, stopApp, type ChorusFixture } from './chorus.fixture';
+import { getJson, postJson, startChorusFixture, stopApp, type ChorusFixture } from './chorus.fixture';
 
 const message = (text: string) => ({
   messageId: randomUUID(),
@@ -140,6 +141,54 @@ describe('A2A', () => {
     const workflow = await (await fetch(`${f.url}/v1/workflows/${result.id}`, { headers: { authorization: `Bearer ${KEY}` } })).json() as any;
     expect(workflow.status).toBe('cancelled');
     f.chorus.components.push(await startProfiles(f.chorus.bus, f.config, f.log));
+  });
+
+  it('A2A - resubscribing to a running task this ingress did not start (a workflow submitted over REST) follows it to exactly one terminal update, under 1.0 and 0.3', async () => {
+    await stopApp(f, 'profiles'); // the search step now waits and retries: the workflow stays running
+    let restarted: Promise<void> | undefined;
+    const restartProfiles = () => (restarted ??= startProfiles(f.chorus.bus, f.config, f.log).then((p) => void f.chorus.components.push(p)));
+    try {
+      const auth = { authorization: `Bearer ${KEY}` };
+      const id = (await postJson(`${f.url}/v1/queries`, { query: 'how does the hub keep its ledger' }, auth)).body.correlation_id as string;
+      await waitFor(async () => (await getJson(`${f.url}/v1/workflows/${id}`, auth)).status === 200, { what: 'the hub to record the workflow' });
+      // 0.3: tasks/resubscribe is always answered with SSE; read until its first event, the rest later.
+      const legacy = await fetch(`${f.url}/a2a`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...auth },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/resubscribe', params: { id } }),
+      });
+      const reader = legacy.body!.getReader();
+      const decoder = new TextDecoder();
+      let legacyText = '';
+      const readLegacy = async (untilFirstEvent: boolean) => {
+        while (!untilFirstEvent || !legacyText.includes('\n\n')) {
+          const { value, done } = await reader.read();
+          if (done) return;
+          legacyText += decoder.decode(value, { stream: true });
+        }
+      };
+      await readLegacy(true);
+      const events: Array<{ $case: string; value: any }> = [];
+      for await (const event of client.resubscribeTask({ id } as never)) {
+        events.push((event as any).payload);
+        void restartProfiles(); // both streams are following the task now: let it finish
+      }
+      await readLegacy(false);
+
+      expect({ kind: events[0]?.$case, id: events[0]?.value.id, state: events[0]?.value.status.state }).toEqual({ kind: 'task', id, state: TaskState.TASK_STATE_WORKING });
+      const updates = events.filter((e) => e.$case === 'statusUpdate').map((e) => e.value.status.state);
+      expect(updates.filter((s) => s !== TaskState.TASK_STATE_WORKING)).toEqual([TaskState.TASK_STATE_COMPLETED]);
+      expect(events[events.length - 1]).toEqual({ $case: 'statusUpdate', value: expect.objectContaining({ taskId: id, status: expect.objectContaining({ state: TaskState.TASK_STATE_COMPLETED }) }) });
+      expect(events.filter((e) => e.$case === 'artifactUpdate').map((e) => e.value.artifact.artifactId)).toEqual(['answer', 'results']);
+
+      const results = legacyText.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice('data: '.length)).result);
+      expect(results[0]).toMatchObject({ kind: 'task', id, status: { state: 'working' } });
+      const legacyUpdates = results.filter((r) => r?.kind === 'status-update').map((r) => r.status.state);
+      expect(legacyUpdates.filter((s) => s !== 'working')).toEqual(['completed']);
+      expect(results[results.length - 1]).toMatchObject({ kind: 'status-update', taskId: id, status: { state: 'completed' } });
+    } finally {
+      await restartProfiles();
+    }
   });
 
   it('A2A - a request without a key is refused', async () => {

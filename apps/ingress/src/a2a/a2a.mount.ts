@@ -1,6 +1,6 @@
 import { A2A_PROTOCOL_VERSION, A2A_VERSION_HEADER, AgentCard } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
-import { DefaultRequestHandler, JsonRpcTransportHandler } from '@a2a-js/sdk/server';
+import { JsonRpcTransportHandler } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler } from '@a2a-js/sdk/server/express';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { HttpException } from '@nestjs/common';
@@ -11,6 +11,7 @@ import { errorBody } from '../http.errors';
 import { ApiKeys, resolveTenant } from '../tenant.guard';
 import { A2AUser } from './a2a.user';
 import { ChorusExecutor } from './chorus.executor';
+import { ChorusRequestHandler } from './chorus.request-handler';
 import { ChorusTaskStore } from './chorus.task-store';
 
 export const A2A_PATH = '/a2a';
@@ -30,7 +31,7 @@ export function mountA2A(
   const cards = new LiveAgentCard(deps.bus, deps.publicUrl, deps.keys.enabled);
   const store = new ChorusTaskStore(deps.client, deps.log);
   const executor = new ChorusExecutor(deps.bus, deps.client, deps.log, deps.watchGraceMs, store);
-  const handler = new DefaultRequestHandler(cards.base(), store, executor);
+  const handler = new ChorusRequestHandler(cards.base(), store, executor, deps.client);
   app.use(
     AGENT_CARD_PATH,
     agentCardHandler({ agentCardProvider: () => cards.current(), cache: { maxAge: 5 }, legacyCompat: { enabled: true } }),

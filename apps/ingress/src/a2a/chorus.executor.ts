@@ -1,5 +1,5 @@
 import { TaskState } from '@a2a-js/sdk';
-import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import { AgentEvent, type AgentExecutionEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { ChorusClient, watchWorkflow, type Bus } from '@chorus/bus';
 import { InvalidEnvelopeError, SESSION_ID_PATTERN, type WorkflowView } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
@@ -38,10 +38,6 @@ export class ChorusExecutor implements AgentExecutor {
     // a task rebuilt from the ledger whose context was no valid session id (below).
     const contextId = typeof ctx.contextId === 'string' ? ctx.contextId : taskId;
     const tenant = (ctx.context?.user as A2AUser | undefined)?.tenant;
-    const status = (state: TaskState, text?: string) =>
-      events.publish(
-        AgentEvent.statusUpdate({ taskId, contextId, metadata: undefined, status: { state, timestamp: new Date().toISOString(), message: text ? agentMessage(taskId, contextId, text) : undefined } }),
-      );
     const query = textOf(ctx.userMessage);
     // The workflow keeps the task's context as its session, so a task rebuilt from the ledger (by
     // another replica, or after a restart) has the same contextId. One that is not a valid session
@@ -81,45 +77,56 @@ export class ChorusExecutor implements AgentExecutor {
         ({ deadline } = await this.client.submit({ query, tenant_id: tenant, session_id }, { correlationId: taskId }));
       } catch (e) {
         if (e instanceof InvalidEnvelopeError) {
-          return status(TaskState.TASK_STATE_REJECTED, invalidQuery(e));
+          return events.publish(statusUpdate(taskId, contextId, TaskState.TASK_STATE_REJECTED, invalidQuery(e)));
         }
         throw e;
       }
-      const watching = watchWorkflow(this.bus, tenant, taskId, { since: new Date(Date.now() - 60_000), giveUpAfterDeadlineMs: this.watchGraceMs, deadline });
-      for await (const event of watching) {
-        if (event.kind === 'terminal') {
-          // The watch ends on the hub ledger's view of the finished workflow (never on an announcement alone).
-          this.finish(event.view, taskId, contextId, events);
-          return;
-        }
-        if (event.kind === 'unconfirmed') {
-          this.log.warn({ correlation_id: taskId, deadline: event.deadline }, 'A2A task left working: the hub did not confirm its end');
-          this.store?.markUnconfirmed(taskId, tenant);
-          return status(TaskState.TASK_STATE_WORKING, event.reason);
-        }
-        const e = event.envelope;
-        if (e.message_type === 'query' || e.message_type === 'status_update') continue;
-        status(TaskState.TASK_STATE_WORKING, `${e.agent}: ${e.message_type.replace('_', ' ')}`);
-      }
+      for await (const event of this.follow(taskId, contextId, tenant, deadline)) events.publish(event);
     } finally {
       this.running.delete(taskId);
     }
   }
 
-  /** Publishes the artifacts of a completed workflow, then its one terminal status. */
-  private finish(view: WorkflowView, taskId: string, contextId: string, events: ExecutionEventBus): void {
+  /**
+   * The A2A events of a workflow from its last minute on until it ends: a `working` status update
+   * for every step, then its artifacts and exactly one terminal status, as the hub's ledger has it;
+   * or, if the hub has not confirmed an end `watchGraceMs` after the deadline, one `working` update
+   * saying so. `execute` publishes them for the task it starts; ChorusRequestHandler streams them to
+   * a resubscriber of a task started elsewhere (over REST, by another replica).
+   */
+  async *follow(taskId: string, contextId: string, tenant: string, deadline?: string): AsyncGenerator<AgentExecutionEvent> {
+    const watching = watchWorkflow(this.bus, tenant, taskId, { since: new Date(Date.now() - 60_000), giveUpAfterDeadlineMs: this.watchGraceMs, deadline });
+    for await (const event of watching) {
+      if (event.kind === 'terminal') {
+        // The watch ends on the hub ledger's view of the finished workflow (never on an announcement alone).
+        yield* this.finish(event.view, taskId, contextId);
+        return;
+      }
+      if (event.kind === 'unconfirmed') {
+        this.log.warn({ correlation_id: taskId, deadline: event.deadline }, 'A2A task left working: the hub did not confirm its end');
+        // Only a task running here has a snapshot in the store that would otherwise pass for its last word.
+        if (this.running.has(taskId)) this.store?.markUnconfirmed(taskId, tenant);
+        yield statusUpdate(taskId, contextId, TaskState.TASK_STATE_WORKING, event.reason);
+        return;
+      }
+      const e = event.envelope;
+      if (e.message_type === 'query' || e.message_type === 'status_update') continue;
+      yield statusUpdate(taskId, contextId, TaskState.TASK_STATE_WORKING, `${e.agent}: ${e.message_type.replace('_', ' ')}`);
+    }
+  }
+
+  /** The artifacts of a completed workflow, then its one terminal status. */
+  private *finish(view: WorkflowView, taskId: string, contextId: string): Generator<AgentExecutionEvent> {
     for (const artifact of artifactsOf(view)) {
-      events.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact, append: false, lastChunk: true, metadata: undefined }));
+      yield AgentEvent.artifactUpdate({ taskId, contextId, artifact, append: false, lastChunk: true, metadata: undefined });
     }
     const ending = endingOf(view);
-    events.publish(
-      AgentEvent.statusUpdate({
-        taskId,
-        contextId,
-        metadata: { degraded: view.degraded },
-        status: { state: TASK_STATE_OF[view.status], timestamp: view.finished_at ?? new Date().toISOString(), message: ending ? agentMessage(taskId, contextId, ending) : undefined },
-      }),
-    );
+    yield AgentEvent.statusUpdate({
+      taskId,
+      contextId,
+      metadata: { degraded: view.degraded },
+      status: { state: TASK_STATE_OF[view.status], timestamp: view.finished_at ?? new Date().toISOString(), message: ending ? agentMessage(taskId, contextId, ending) : undefined },
+    });
   }
 
   /** Called for a task running in this process: cancel its workflow; `execute` then ends it canceled. */
@@ -131,6 +138,10 @@ export class ChorusExecutor implements AgentExecutor {
       this.log.info({ correlation_id: taskId }, 'A2A task cancel requested');
     }
   }
+}
+
+function statusUpdate(taskId: string, contextId: string, state: TaskState, text?: string): AgentExecutionEvent {
+  return AgentEvent.statusUpdate({ taskId, contextId, metadata: undefined, status: { state, timestamp: new Date().toISOString(), message: text ? agentMessage(taskId, contextId, text) : undefined } });
 }
 
 function invalidQuery(e: InvalidEnvelopeError): string {

@@ -1,0 +1,49 @@
+import type { AgentCard, StreamResponse, SubscribeToTaskRequest } from '@a2a-js/sdk';
+import { DefaultExecutionEventBusManager, DefaultRequestHandler, type ServerCallContext } from '@a2a-js/sdk/server';
+import type { ChorusClient } from '@chorus/bus';
+import type { A2AUser } from './a2a.user';
+import type { ChorusExecutor } from './chorus.executor';
+import type { ChorusTaskStore } from './chorus.task-store';
+
+/**
+ * @a2a-js/sdk 1.3.0 answers `tasks/resubscribe` / `SubscribeToTask` from the events of an
+ * execution running in this process (the event bus its ExecutionEventBusManager holds for the
+ * task): with none, it sends the task as the store loads it and ends the stream there. A Chorus task
+ * is a workflow, which may have been started over REST or by another ingress replica, so such a
+ * task, if still running, is followed here on the bus, as the executor follows one it starts, to
+ * the same artifacts and one terminal status. What the SDK does itself stays its own: refusing an
+ * unknown or already finished task (as A2A 1.0 has it), and streaming a task running here.
+ *
+ * Like the SDK's own stream, this one is not told when its client goes away: it ends with the
+ * workflow, or CHORUS_WATCH_GRACE_MS after its deadline if the hub never confirms an end.
+ */
+export class ChorusRequestHandler extends DefaultRequestHandler {
+  constructor(
+    card: AgentCard,
+    store: ChorusTaskStore,
+    private readonly chorus: ChorusExecutor,
+    private readonly client: ChorusClient,
+    /** The SDK's, kept here too: it is private to DefaultRequestHandler. */
+    private readonly buses = new DefaultExecutionEventBusManager(),
+  ) {
+    super(card, store, chorus, buses);
+  }
+
+  override async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    // Asked in the same tick as the SDK asks: a task running here is left to the SDK's stream.
+    const runningHere = this.buses.getByTaskId(params.id, context) !== undefined;
+    let task: { id: string; contextId: string } | undefined;
+    for await (const response of super.resubscribe(params, context)) {
+      if (response.payload?.$case === 'task') task ??= response.payload.value;
+      yield response;
+    }
+    const tenant = (context.user as A2AUser | undefined)?.tenant;
+    if (runningHere || !task || !tenant) return;
+    // The deadline bounds the wait for a hub that never confirms the end; the ledger has it.
+    const view = await this.client.workflow(task.id, tenant).catch(() => null);
+    for await (const event of this.chorus.follow(task.id, task.contextId, tenant, view?.deadline)) {
+      if (event.kind === 'statusUpdate') yield { payload: { $case: 'statusUpdate', value: event.data } };
+      else if (event.kind === 'artifactUpdate') yield { payload: { $case: 'artifactUpdate', value: event.data } };
+    }
+  }
+}
