@@ -1,5 +1,5 @@
-import { startProfileService, type Component } from '@chorus/bus';
-import { parseEnvelope, workflowSubject, type ToolResultsPayload, type WorkflowView } from '@chorus/envelope';
+import { ProfileClient, RemoteError, startProfileService, type Component } from '@chorus/bus';
+import { parseEnvelope, profileSubject, workflowSubject, type ToolResultsPayload, type WorkflowView } from '@chorus/envelope';
 import { analyzeEnglish } from '@chorus/profiles';
 import { waitFor } from '@chorus/testing';
 import { startProfiles } from '../apps/profile/src';
@@ -85,6 +85,47 @@ describe('search fan-out and profile discovery', () => {
     // And every snippet of the response comes from the text its result carried.
     const words = (t: string) => t.replace(/…$/, '').replace(/\s+/g, ' ');
     for (const [i, r] of view.result!.results.entries()) expect(words(results[i].text)).toContain(words(r.snippet));
+  });
+
+  it('profile service - a body its endpoint does not take gets an error reply naming every invalid field; a valid one still answers', async () => {
+    const send = async (endpoint: 'search' | 'documents', body: string) => {
+      const reply = await f.chorus.bus.nc.request(profileSubject('bm25', endpoint), body, { timeout: 5000 });
+      // What @nats-io/services' respondError sets (only libs/bus imports its constants).
+      const error = reply.headers?.get('Nats-Service-Error') || null;
+      return { error, code: error ? reply.headers?.get('Nats-Service-Error-Code') : null, data: reply.string() };
+    };
+    const errorsCounted = async () => {
+      const stats = JSON.parse((await f.chorus.bus.nc.request('$SRV.STATS.bm25', '', { timeout: 5000 })).string()) as { endpoints: Array<{ num_errors: number }> };
+      return stats.endpoints.reduce((n, e) => n + e.num_errors, 0);
+    };
+    const errorsBefore = await errorsCounted();
+    const text = 'text must be a non-empty string of at most 4000 characters';
+    const limit = 'limit must be an integer from 1 to 10000';
+    expect(await send('search', '{}')).toEqual({ error: `${text}; ${limit}`, code: '400', data: '' });
+    expect((await send('search', '{"text":"x","limit":-1}')).error).toBe(limit);
+    expect((await send('search', '{"text":"x","limit":"x"}')).error).toBe(limit);
+    expect((await send('search', '"x"')).error).toBe('the request must be a JSON object');
+    expect((await send('search', 'x')).error).toMatch(/JSON/);
+    expect((await send('documents', '{"ids":"d1","lead":-1,"max_chars":0}')).error).toBe(
+      'ids must be an array of at most 100 document ids; lead must be an integer of 0 or more; max_chars must be an integer of 1 or more',
+    );
+
+    // Each one is counted as an error in the service's $SRV stats.
+    expect((await errorsCounted()) - errorsBefore).toBe(6);
+
+    // The search worker's client hears the refusal as the profile's error, as it does any other.
+    const client = new ProfileClient(f.chorus.bus);
+    const refusal = await client.search('bm25', { text: '', limit: 0 }, 5000).catch((e: unknown) => e);
+    expect(refusal).toBeInstanceOf(RemoteError);
+    expect({ code: (refusal as RemoteError).code, retryable: (refusal as RemoteError).retryable }).toEqual({ code: 'PROFILE_ERROR_400', retryable: false });
+    expect((refusal as RemoteError).message).toBe(`${text}; ${limit}`);
+
+    const found = await client.search('bm25', { text: 'reciprocal rank fusion', limit: 3, correlation_id: 'wf-1' }, 5000);
+    expect(found.hits.length).toBeGreaterThan(0);
+    expect(found.hits.length).toBeLessThanOrEqual(3);
+    const ids = found.hits.map((h) => h.id);
+    const fetched = await client.documents('bm25', { ids, query: 'reciprocal rank fusion', lead: 1, lead_max_chars: 2000, max_chars: 160 }, 5000);
+    expect(fetched.documents.map((d) => d.id)).toEqual(ids);
   });
 
   it('search - a profile started after the workers is used on the next query; one that died is no longer waited for', async () => {

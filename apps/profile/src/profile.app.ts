@@ -16,6 +16,7 @@ import {
   type SearchEngine,
 } from '@chorus/profiles';
 import { loadCorpus, type LoadedCorpus } from './corpus.loader';
+import { parseDocumentsRequest, parseSearchRequest } from './profile-request.parser';
 import { serveVocabulary } from './vocabulary.endpoint';
 import { loadWordVectors } from './word-vectors.loader';
 
@@ -140,7 +141,9 @@ export interface InProcessProfile extends ProfileServiceDefinition {
 
 /**
  * What one profile service answers (search and documents), over an engine already built. The
- * benchmark's same-work baselines call it in-process.
+ * benchmark's same-work baselines call it in-process. The bus hands each endpoint the request's
+ * JSON unchecked: one that is not what the endpoint takes is refused (BadProfileRequestError, naming
+ * every invalid field), not answered with whatever it coerces to.
  */
 export function toServiceDefinition(
   name: string,
@@ -154,17 +157,19 @@ export function toServiceDefinition(
     version: VERSION,
     description: engine.description,
     metadata: { corpus: corpus.source, documents: String(engine.size) },
-    search: (req) => {
+    search: (raw) => {
+      const req = parseSearchRequest(raw);
       const t = performance.now();
-      const hits = engine.search(String(req.text ?? ''), Math.max(1, Math.min(10_000, Number(req.limit) || 10)));
+      const hits = engine.search(req.text, req.limit);
       return { profile: name, hits, corpus_size: engine.size, took_ms: performance.now() - t };
     },
-    documents: (req) => {
-      const terms = new Set(typeof req.query === 'string' ? analyzeEnglish(req.query) : []);
-      const lead = Number(req.lead) || 0;
+    documents: (raw) => {
+      const req = parseDocumentsRequest(raw);
+      const terms = new Set(req.query === undefined ? [] : analyzeEnglish(req.query));
+      const lead = req.lead ?? 0;
       return {
-        documents: (Array.isArray(req.ids) ? req.ids : [])
-          .map((id) => byId.get(String(id)))
+        documents: req.ids
+          .map((id) => byId.get(id))
           .filter((d): d is Document => d !== undefined)
           .map((d, i) => passageOf(d, terms, i < lead ? req.lead_max_chars : req.max_chars, sentences)),
       };
@@ -174,9 +179,8 @@ export function toServiceDefinition(
 
 /** The document, its text cut to its best passage for the query (or its beginning) when too long. */
 function passageOf(d: Document, terms: ReadonlySet<string>, maxChars: number | undefined, sentences: SentenceCache): ProfileDocument {
-  const max = Number(maxChars) || 0;
-  if (max <= 0 || d.text.length <= max) return { id: d.id, title: d.title, text: d.text };
-  return { id: d.id, title: d.title, text: bestPassage(d.text, terms, max, sentences.of(d)) };
+  if (maxChars === undefined || d.text.length <= maxChars) return { id: d.id, title: d.title, text: d.text };
+  return { id: d.id, title: d.title, text: bestPassage(d.text, terms, maxChars, sentences.of(d)) };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { Svcm, ServiceErrorCodeHeader, ServiceErrorHeader } from '@nats-io/services';
+import { ServiceError, Svcm, ServiceErrorCodeHeader, ServiceErrorHeader } from '@nats-io/services';
 import {
   profileSubject,
   type ProfileDocumentsReply,
@@ -10,7 +10,7 @@ import type { Logger } from '@chorus/observability';
 import type { Bus } from './nats.bus';
 import { RemoteError } from './bus.errors';
 import { PROFILE_ANNOUNCE_SUBJECT, PROFILE_METADATA_KEY, type ProfileAnnouncement } from './profile.registry';
-import { toRequestError } from './request-reply';
+import { fieldErrorsOf, toRequestError } from './request-reply';
 
 export interface ProfileServiceDefinition {
   /** Profile name; also the NATS service name. */
@@ -49,14 +49,21 @@ export async function startProfileService(bus: Bus, def: ProfileServiceDefinitio
           log.error({ err, profile: def.name, endpoint: name }, 'profile endpoint failed');
           return;
         }
+        // The body is parsed, and the handler checks it, inside the service's own callback: what is
+        // thrown there @nats-io/services answers and counts in the endpoint's $SRV.STATS, which an
+        // error answered later, from a promise, would not be.
+        let answer: unknown;
+        try {
+          answer = handle(JSON.parse(decoder.decode(msg.data)) as Req);
+        } catch (e) {
+          throw toServiceError(e, () => log.error({ err: e, profile: def.name, endpoint: name }, 'profile request failed'));
+        }
         void (async () => {
           try {
-            const request = JSON.parse(decoder.decode(msg.data)) as Req;
-            msg.respond(encoder.encode(JSON.stringify(await handle(request))));
+            msg.respond(encoder.encode(JSON.stringify(await answer)));
           } catch (e) {
-            const code = e instanceof SyntaxError ? 400 : 500;
-            if (code === 500) log.error({ err: e, profile: def.name, endpoint: name }, 'profile request failed');
-            msg.respondError(code, e instanceof Error ? e.message : 'profile request failed');
+            const error = toServiceError(e, () => log.error({ err: e, profile: def.name, endpoint: name }, 'profile request failed'));
+            msg.respondError(error.code, error.message);
           }
         })().catch((e) => log.error({ err: e, profile: def.name, endpoint: name }, 'profile request could not be answered'));
       },
@@ -71,6 +78,17 @@ export async function startProfileService(bus: Bus, def: ProfileServiceDefinitio
       await service.stop();
     },
   };
+}
+
+/**
+ * A profile's failure as a service error: 400 for a body that is not JSON or a request the handler
+ * refused (an error listing its invalid fields), the caller's mistake; 500, logged, for the rest.
+ */
+function toServiceError(e: unknown, logFault: () => void): ServiceError {
+  if (e instanceof SyntaxError) return new ServiceError(400, `request is not valid JSON: ${e.message}`);
+  if (fieldErrorsOf(e)) return new ServiceError(400, (e as Error).message);
+  logFault();
+  return new ServiceError(500, e instanceof Error ? e.message : 'profile request failed');
 }
 
 /** Calls profile services by name. */

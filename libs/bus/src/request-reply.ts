@@ -85,7 +85,7 @@ async function answer<T>(msg: Msg, handle: (request: unknown) => Promise<T>, log
 }
 
 /** The `fields` of a thrown Chorus error or of a wire error, when it is a list of field errors. */
-function fieldErrorsOf(e: unknown): FieldError[] | undefined {
+export function fieldErrorsOf(e: unknown): FieldError[] | undefined {
   if (typeof e !== 'object' || e === null || !('fields' in e) || !Array.isArray(e.fields)) return undefined;
   if (e instanceof Error && !(e instanceof ChorusError)) return undefined;
   const valid = e.fields.every(
