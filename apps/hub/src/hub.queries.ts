@@ -1,11 +1,13 @@
 import { readWorkflowHistory, serveRequests, type Bus, type CountedEvents, type Responder } from '@chorus/bus';
 import { toSummary, toView } from '@chorus/correlation';
 import {
+  BadRequestError,
   CORRELATION_ID_PATTERN,
   HubSubjects,
   TENANT_ID_PATTERN,
   TIME_FILTER_RULE,
   WORKFLOW_STATUSES,
+  badField,
   isTimeFilter,
   type FieldError,
   type HistoryReply,
@@ -17,7 +19,7 @@ import {
 } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
 import type { AgentWindowStats } from './agent.stats';
-import { BadHubRequestError, badField, WorkflowNotFoundError } from './hub.errors';
+import { WorkflowNotFoundError } from './hub.errors';
 import { LEDGER_EVENTS, type HubService } from './hub.service';
 import type { LedgerStore } from './ledger.store';
 
@@ -132,7 +134,7 @@ export class HubQueries {
   async stats(raw?: unknown): Promise<HubStats> {
     const tenant = (raw as { tenant_id?: unknown } | undefined)?.tenant_id;
     if (tenant !== undefined && (typeof tenant !== 'string' || !TENANT_ID_PATTERN.test(tenant))) {
-      throw new BadHubRequestError([badField('tenant_id', 'tenant_id is not a valid tenant id')]);
+      throw new BadRequestError([badField('tenant_id', 'tenant_id is not a valid tenant id')]);
     }
     const [{ counts, since }, deadLetters] = await Promise.all([this.events.counts(tenant), this.deadLetters(tenant)]);
     const n = (k: (typeof LEDGER_EVENTS)[number]) => counts[k] ?? 0;
@@ -191,10 +193,10 @@ function matcher(r: ListRequest): (row: WorkflowSummary) => boolean {
 function parseWorkflowRequest(raw: unknown): WorkflowRequest {
   const r = (raw ?? {}) as Partial<WorkflowRequest>;
   if (typeof r.correlation_id !== 'string' || !CORRELATION_ID_PATTERN.test(r.correlation_id)) {
-    throw new BadHubRequestError([badField('correlation_id', 'correlation_id must match [A-Za-z0-9_-]{1,128}')]);
+    throw new BadRequestError([badField('correlation_id', 'correlation_id must match [A-Za-z0-9_-]{1,128}')]);
   }
   if (r.tenant_id !== undefined && r.tenant_id !== null && (typeof r.tenant_id !== 'string' || !TENANT_ID_PATTERN.test(r.tenant_id))) {
-    throw new BadHubRequestError([badField('tenant_id', 'tenant_id must match [a-z0-9][a-z0-9_-]{0,62}')]);
+    throw new BadRequestError([badField('tenant_id', 'tenant_id must match [a-z0-9][a-z0-9_-]{0,62}')]);
   }
   return { correlation_id: r.correlation_id, tenant_id: r.tenant_id ?? undefined };
 }
@@ -210,7 +212,7 @@ function parseListRequest(raw: unknown): ListRequest {
   // A page above the largest is refused, not silently cut: a caller asking for 1,000 would take 500 for all there is.
   if (r.limit !== undefined && (!Number.isInteger(r.limit) || r.limit < 1 || r.limit > MAX_PAGE)) problems.push(badField('limit', `limit must be an integer from 1 to ${MAX_PAGE}`));
   if (r.cursor !== undefined && decodeCursor(r.cursor) === null) problems.push(badField('cursor', 'cursor is not valid'));
-  if (problems.length > 0) throw new BadHubRequestError(problems);
+  if (problems.length > 0) throw new BadRequestError(problems);
   return r;
 }
 

@@ -1,5 +1,4 @@
-import { MAX_QUERY_CHARS, MAX_TOP_K } from '@chorus/envelope';
-import { BadProfileRequestError } from './profile.errors';
+import { BadRequestError, MAX_QUERY_CHARS, MAX_TOP_K } from '@chorus/envelope';
 import { MAX_DOCUMENT_ID_CHARS, MAX_SEARCH_LIMIT, parseDocumentsRequest, parseSearchRequest } from './profile-request.parser';
 
 /** The fields a parse refused; fails when it accepted the request. */
@@ -7,7 +6,7 @@ function refused(parse: () => unknown): string[] {
   try {
     parse();
   } catch (e) {
-    if (e instanceof BadProfileRequestError) return e.fields.map((f) => f.field);
+    if (e instanceof BadRequestError) return e.fields.map((f) => f.field);
     throw e;
   }
   throw new Error('the request was accepted');
@@ -27,10 +26,10 @@ describe('parseSearchRequest', () => {
     } catch (e) {
       error = e;
     }
-    expect(error).toBeInstanceOf(BadProfileRequestError);
-    expect((error as BadProfileRequestError).code).toBe('BAD_REQUEST');
-    expect((error as BadProfileRequestError).retryable).toBe(false);
-    expect((error as BadProfileRequestError).message).toBe(
+    expect(error).toBeInstanceOf(BadRequestError);
+    expect((error as BadRequestError).code).toBe('BAD_REQUEST');
+    expect((error as BadRequestError).retryable).toBe(false);
+    expect((error as BadRequestError).message).toBe(
       `text must be a non-empty string of at most ${MAX_QUERY_CHARS} characters; limit must be an integer from 1 to ${MAX_SEARCH_LIMIT}`,
     );
   });

@@ -1,5 +1,4 @@
-import { CORRELATION_ID_PATTERN, MAX_QUERY_CHARS, MAX_TOP_K, type FieldError, type ProfileDocumentsRequest, type ProfileSearchRequest } from '@chorus/envelope';
-import { BadProfileRequestError, badField } from './profile.errors';
+import { BadRequestError, CORRELATION_ID_PATTERN, MAX_QUERY_CHARS, MAX_TOP_K, badField, type FieldError, type ProfileDocumentsRequest, type ProfileSearchRequest } from '@chorus/envelope';
 
 /**
  * The most hits a search may ask for: the largest `rank_window` a plan carries
@@ -22,7 +21,7 @@ export function parseSearchRequest(raw: unknown): ProfileSearchRequest {
   if (r.correlation_id !== undefined && !(typeof r.correlation_id === 'string' && CORRELATION_ID_PATTERN.test(r.correlation_id))) {
     problems.push(badField('correlation_id', 'correlation_id must match [A-Za-z0-9_-]{1,128}'));
   }
-  if (problems.length > 0) throw new BadProfileRequestError(problems);
+  if (problems.length > 0) throw new BadRequestError(problems);
   const { text, limit, correlation_id } = r as unknown as ProfileSearchRequest;
   return { text, limit, correlation_id };
 }
@@ -44,13 +43,13 @@ export function parseDocumentsRequest(raw: unknown): ProfileDocumentsRequest {
   for (const field of ['max_chars', 'lead_max_chars']) {
     if (r[field] !== undefined && !isIntegerIn(r[field], 1, Number.MAX_SAFE_INTEGER)) problems.push(badField(field, `${field} must be an integer of 1 or more`));
   }
-  if (problems.length > 0) throw new BadProfileRequestError(problems);
+  if (problems.length > 0) throw new BadRequestError(problems);
   const { ids, query, lead, max_chars, lead_max_chars } = r as unknown as ProfileDocumentsRequest;
   return { ids, query, lead, max_chars, lead_max_chars };
 }
 
 function asObject(raw: unknown): Record<string, unknown> {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new BadProfileRequestError([badField('$', 'the request must be a JSON object')]);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new BadRequestError([badField('$', 'the request must be a JSON object')]);
   return raw as Record<string, unknown>;
 }
 

@@ -1,5 +1,5 @@
+import { BadRequestError } from '@chorus/envelope';
 import { createBm25Engine, type Document } from '@chorus/profiles';
-import { BadProfileRequestError } from './profile.errors';
 import { SentenceCache, toServiceDefinition } from './profile.app';
 
 const documents: Document[] = [
@@ -26,7 +26,7 @@ describe('toServiceDefinition', () => {
       try {
         call();
       } catch (e) {
-        return e instanceof BadProfileRequestError ? e.fields.map((f) => f.field) : e;
+        return e instanceof BadRequestError ? e.fields.map((f) => f.field) : e;
       }
       return 'answered';
     };

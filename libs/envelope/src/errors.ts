@@ -35,6 +35,23 @@ export class InvalidEnvelopeError extends ChorusError {
   }
 }
 
+/**
+ * A request a service answering on the bus refuses (the hub's queries, a profile's endpoints):
+ * every invalid field, which its error reply carries as well as its text, so the caller fixes them
+ * all at once.
+ */
+export class BadRequestError extends ChorusError {
+  readonly code = 'BAD_REQUEST';
+  constructor(readonly fields: readonly FieldError[]) {
+    super(fields.flatMap((f) => f.messages).join('; '));
+  }
+}
+
+/** One invalid field, one message. */
+export function badField(field: string, message: string): FieldError {
+  return { field, messages: [message] };
+}
+
 /** A step that failed for a reason a handler chose to report; retryable or not as it says. */
 export class StepFailedError extends ChorusError {
   readonly code: string;

@@ -3,8 +3,10 @@ import 'reflect-metadata';
 export { Envelope, type EnvelopeOf } from './envelope';
 export { ErrorDetails } from './error-details';
 export {
+  BadRequestError,
   ChorusError,
   EnvelopeErrorCodes,
+  badField,
   InvalidEnvelopeError,
   StepFailedError,
   fromErrorDetails,
