@@ -67,8 +67,10 @@ const encoder = new TextEncoder();
  * streams. Built fully by {@link Bus.connect}, then handed to whoever needs it.
  */
 export class Bus {
-  /** Between a disconnect and the reconnect that follows it (the client retries forever): resolves then. */
-  private reconnected: { promise: Promise<void>; resolve: () => void } | undefined;
+  /** Between a disconnect and the reconnect that follows it (the client retries forever): `done` resolves then. */
+  private reconnected: { done: Promise<true>; resolve: () => void } | undefined;
+  /** The calls of {@link shared} in flight, by key. */
+  private readonly inFlight = new Map<string, Promise<unknown>>();
 
   private constructor(
     readonly nc: NatsConnection,
@@ -242,7 +244,6 @@ export class Bus {
     }
   }
 
-  /** Readiness: connected, and the workflow stream answers. */
   /** True between a disconnect from NATS and the reconnect that follows (the client retries forever). */
   get reconnecting(): boolean {
     return this.reconnected !== undefined;
@@ -258,12 +259,29 @@ export class Bus {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
     try {
-      return await Promise.race([waiting.promise.then(() => true as const), late]);
+      return await Promise.race([waiting.done, late]);
     } finally {
       clearTimeout(timer);
     }
   }
 
+  /**
+   * One call of `start` for everyone in this process who asks under `key` while it is in flight;
+   * each later asker starts a new one. For reads many callers make at the same moment (every
+   * watcher of a workflow asks the hub whether it ended when it sees the end announced): a joiner
+   * may get an answer to a question asked a moment before its own, so it is for reads a caller
+   * asks again until they say what it waits for.
+   */
+  shared<T>(key: string, start: () => Promise<T>): Promise<T> {
+    let call = this.inFlight.get(key) as Promise<T> | undefined;
+    if (!call) {
+      call = start().finally(() => this.inFlight.delete(key));
+      this.inFlight.set(key, call);
+    }
+    return call;
+  }
+
+  /** Readiness: connected, and the workflow stream answers. */
   async readiness(): Promise<{ ready: boolean; detail: Record<string, unknown> }> {
     if (this.nc.isClosed()) return { ready: false, detail: { nats: 'closed' } };
     // While reconnecting, a request would wait for its timeout; a probe needs its answer now.
@@ -298,7 +316,7 @@ export class Bus {
       for await (const s of this.nc.status()) {
         if (s.type === 'disconnect' && !this.reconnected) {
           let resolve!: () => void;
-          this.reconnected = { promise: new Promise<void>((r) => (resolve = r)), resolve };
+          this.reconnected = { done: new Promise<true>((r) => (resolve = () => r(true))), resolve };
         } else if (s.type === 'reconnect' && this.reconnected) {
           this.reconnected.resolve();
           this.reconnected = undefined;

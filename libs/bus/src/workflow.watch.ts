@@ -175,27 +175,18 @@ export async function confirmEnded(
   return null;
 }
 
-/** The hub's reads of a workflow in flight, per connection, for {@link askTogether}. */
-const asking = new WeakMap<Bus, Map<string, Promise<WorkflowView>>>();
-
 /**
- * The hub's view of a workflow, one request shared by everyone in this process who asks for it
- * while it is in flight. Every watcher of a workflow asks when it sees the end announced, up to
- * twenty times: hundreds of event streams on one workflow sent the hub thousands of identical reads
- * at once, and a hub slowed by them answered late, so streams waited out their timeouts instead of
- * ending. A shared answer is as fresh as each asker's own would have been: all asked before it came.
+ * The hub's view of a workflow, one request shared by everyone in this process asking for it while
+ * it is in flight ({@link Bus.shared}). Every watcher of a workflow asks when it sees the end
+ * announced, up to twenty times: hundreds of event streams on one workflow sent the hub thousands of
+ * identical reads at once. A joiner may get an answer from before the end was saved; like its own
+ * first read, it then asks again.
  */
 function askTogether(bus: Bus, tenantId: string, correlationId: string): Promise<WorkflowView> {
-  let pending = asking.get(bus);
-  if (!pending) asking.set(bus, (pending = new Map()));
-  const key = `${tenantId}\u0000${correlationId}`;
-  let request = pending.get(key);
-  if (!request) {
-    const body = { correlation_id: correlationId, tenant_id: tenantId };
-    request = requestReply<WorkflowView>(bus, HubSubjects.Workflow, body, bus.options.requestTimeoutMs).finally(() => pending.delete(key));
-    pending.set(key, request);
-  }
-  return request;
+  const body = { correlation_id: correlationId, tenant_id: tenantId };
+  return bus.shared(`${HubSubjects.Workflow}\u0000${tenantId}\u0000${correlationId}`, () =>
+    requestReply<WorkflowView>(bus, HubSubjects.Workflow, body, bus.options.requestTimeoutMs),
+  );
 }
 
 /** `400 ms`, `60 s`, `1.5 s`. */
