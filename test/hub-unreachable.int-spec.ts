@@ -162,7 +162,7 @@ describe('metrics and readiness when NATS is gone', () => {
     await f?.stop();
   });
 
-  it('GET /metrics and /ready while NATS is down - metrics still answer (the process metrics, the hub totals at their last values, a collect failure counted); /ready is 503 at once, a submission within a second', async () => {
+  it('GET /metrics and /ready while NATS is down - metrics still answer (the process metrics, the hub totals at their last values, a collect failure counted); /ready is 503 at once, a submission (REST or A2A) within a second', async () => {
     expect((await postJson(`${f.url}/v1/queries?wait=true`, { query: 'what does the hub keep' })).body.status).toBe('completed');
     const before = await (await fetch(`${f.url}/metrics`)).text();
     const completed = /^chorus_workflows\{status="completed",app="chorus"\} (\d+)$/m;
@@ -193,11 +193,21 @@ describe('metrics and readiness when NATS is gone', () => {
       body: expect.objectContaining({ nats: 'disconnected, reconnecting' }),
       fast: true,
     });
-    // So are the routes that need the bus, after a second's wait for a reconnect: nothing published.
+    // So are the routes that need the bus, after a second's wait for a reconnect, and /a2a.
     const submitted = Date.now();
     const refused = await postJson(`${f.url}/v1/queries`, { query: 'anyone there' });
     expect({ status: refused.status, message: refused.body.message, fast: Date.now() - submitted < 2500 }).toEqual({
       status: 503,
+      message: expect.stringMatching(/NATS disconnected, reconnecting/),
+      fast: true,
+    });
+    const sent = Date.now();
+    const message = { kind: 'message', messageId: 'm-down', role: 'user', parts: [{ kind: 'text', text: 'anyone there' }] };
+    const rpc = await postJson(`${f.url}/a2a`, { jsonrpc: '2.0', id: 7, method: 'message/send', params: { message } });
+    expect({ status: rpc.status, id: rpc.body.id, code: rpc.body.error?.code, message: rpc.body.error?.message, fast: Date.now() - sent < 2500 }).toEqual({
+      status: 503,
+      id: 7,
+      code: -32603,
       message: expect.stringMatching(/NATS disconnected, reconnecting/),
       fast: true,
     });

@@ -13,8 +13,15 @@ import type { Request } from 'express';
 import { DEFAULT_TENANT } from '@chorus/envelope';
 import { errorBody } from './http.errors';
 
+const PUBLIC = 'chorus:public';
+
 /** Routes anyone may call (health, the dashboard's files, the A2A agent card). */
-export const Public = () => SetMetadata('chorus:public', true);
+export const Public = () => SetMetadata(PUBLIC, true);
+
+/** Whether the route handling `ctx` is {@link Public}. */
+export function isPublic(reflector: Reflector, ctx: ExecutionContext): boolean {
+  return reflector.getAllAndOverride<boolean>(PUBLIC, [ctx.getHandler(), ctx.getClass()]) === true;
+}
 
 /** The tenant of the request, as the guard resolved it. */
 export interface TenantScope {
@@ -75,7 +82,7 @@ export class TenantGuard implements CanActivate {
   canActivate(ctx: ExecutionContext): boolean {
     if (ctx.getType() !== 'http') return true;
     const req = ctx.switchToHttp().getRequest<Request & { [TENANT_SCOPE]?: TenantScope }>();
-    if (this.reflector.getAllAndOverride<boolean>('chorus:public', [ctx.getHandler(), ctx.getClass()])) return true;
+    if (isPublic(this.reflector, ctx)) return true;
     req[TENANT_SCOPE] = resolveTenant(this.keys, req);
     return true;
   }

@@ -7,6 +7,7 @@ import type { HttpException } from '@nestjs/common';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { ChorusClient, discoverServices, type Bus } from '@chorus/bus';
 import type { Logger } from '@chorus/observability';
+import { BUS_UNAVAILABLE, busUnavailable } from '../bus-available.guard';
 import { errorBody } from '../http.errors';
 import { ApiKeys, resolveTenant } from '../tenant.guard';
 import { A2AUser } from './a2a.user';
@@ -53,6 +54,7 @@ export function mountA2A(
     // The SDK's own parser, with its defaults: the SDK reads the body inside its router, where
     // nothing of ours runs before its handler, so it is read here first (the SDK's then finds it read).
     express.json(),
+    refuseWhileBusAway(deps.bus),
     refuseNonStringIds,
     jsonRpcHandler({
       requestHandler: handler,
@@ -79,6 +81,23 @@ function echoFalsyIds(req: Request, res: Response, next: NextFunction): void {
     return json(body);
   };
   next();
+}
+
+/**
+ * While NATS is away for longer than a blip, a request is answered at once with a JSON-RPC error
+ * (HTTP 503, Retry-After), as the REST routes are (BusAvailableGuard): it would otherwise wait out a
+ * publish or a read of the ledger and end as a failed task naming a workflow that never started.
+ */
+function refuseWhileBusAway(bus: Bus) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (!bus.reconnecting) return next();
+    void busUnavailable(bus).then((away) => {
+      if (!away) return next();
+      const id = (req.body as { id?: unknown } | undefined)?.id;
+      res.setHeader('Retry-After', '1');
+      res.status(503).json({ jsonrpc: '2.0', id: isRpcId(id) ? (id ?? null) : null, error: { code: RpcErrorCodes.InternalError, message: `Internal error: ${BUS_UNAVAILABLE}` } });
+    }, next);
+  };
 }
 
 /**
