@@ -4,7 +4,7 @@ import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import { Bus, ChorusClient, type BusOptions, IdempotencyKeyReusedError, NoRespondersError, RemoteError, RequestTimeoutError, RetryRefusedError, type RetryStarted } from '@chorus/bus';
 import { busOptionsFor, parseChorusConfig, type ChorusConfig } from '@chorus/config';
-import { DEFAULT_TENANT, InvalidEnvelopeError, isTerminalStatus, type WorkflowStatus, type WorkflowView } from '@chorus/envelope';
+import { DEFAULT_TENANT, EnvelopeErrorCodes, InvalidEnvelopeError, isTerminalStatus, type WorkflowStatus, type WorkflowView } from '@chorus/envelope';
 import { createRootLogger } from '@chorus/observability';
 import { parseCliArgs, toFlagErrors, USAGE, type CliArgs } from './cli.args';
 import { renderHistory, renderList, renderWorkflow } from './cli.render';
@@ -85,7 +85,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       io.stderr(`chorus: ${e.message}`);
       return ExitCodes.Usage;
     }
-    if (e instanceof RemoteError && e.code === 'BAD_REQUEST') {
+    if (e instanceof RemoteError && e.code === EnvelopeErrorCodes.BadRequest) {
       // The hub refused what was asked (an invalid id, status, tenant or cursor).
       io.stderr(`chorus: ${e.fields ? toFlagErrors(e.fields).join('; ') : e.message}`);
       return ExitCodes.Usage;

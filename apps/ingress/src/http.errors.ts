@@ -9,7 +9,7 @@ import {
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { IdempotencyKeyReusedError, isTransient, NoRespondersError, NotRecordedYetError, RemoteError, RequestTimeoutError } from '@chorus/bus';
-import { CORRELATION_ID_PATTERN, TENANT_ID_PATTERN, boundFieldErrors, flattenValidationErrors, InvalidEnvelopeError, type FieldError } from '@chorus/envelope';
+import { CORRELATION_ID_PATTERN, EnvelopeErrorCodes, TENANT_ID_PATTERN, boundFieldErrors, flattenValidationErrors, InvalidEnvelopeError, type FieldError } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
 
 /** Every error body of the HTTP API. */
@@ -68,7 +68,7 @@ function reason(status: number): string {
 }
 
 /** The hub's error codes the API answers as a client error. */
-const HUB_BAD_REQUEST = 'BAD_REQUEST';
+const HUB_BAD_REQUEST = EnvelopeErrorCodes.BadRequest;
 const HUB_NOT_FOUND = 'WORKFLOW_NOT_FOUND';
 
 /**

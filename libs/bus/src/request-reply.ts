@@ -1,5 +1,5 @@
 import { NoRespondersError as NatsNoResponders, TimeoutError as NatsTimeout, RequestError, type Msg, type Subscription } from '@nats-io/transport-node';
-import { boundFieldErrors, ChorusError, toErrorDetails, type FieldError } from '@chorus/envelope';
+import { boundFieldErrors, ChorusError, EnvelopeErrorCodes, toErrorDetails, type FieldError } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
 import type { Bus } from './nats.bus';
 import { BusErrorCodes, NoRespondersError, RemoteError, RequestTimeoutError } from './bus.errors';
@@ -58,7 +58,7 @@ async function answer<T>(msg: Msg, handle: (request: unknown) => Promise<T>, log
     // try again, and hears so (UNAVAILABLE, retryable), not an internal error.
     const outage = e instanceof ChorusError ? null : natsOutageKind(e);
     const d = e instanceof SyntaxError
-      ? { error_type: 'BAD_REQUEST', error_message: `request is not valid JSON: ${e.message}`, retry_possible: false }
+      ? { error_type: EnvelopeErrorCodes.BadRequest, error_message: `request is not valid JSON: ${e.message}`, retry_possible: false }
       : outage
         ? { error_type: BusErrorCodes.Unavailable, error_message: `${outage === 'timeout' ? 'NATS did not answer in time' : 'NATS is unavailable'}: ${(e as Error).message}`, retry_possible: true }
         : toErrorDetails(e);

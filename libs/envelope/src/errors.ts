@@ -25,6 +25,8 @@ export interface FieldError {
 export const EnvelopeErrorCodes = Object.freeze({
   InvalidEnvelope: 'INVALID_ENVELOPE',
   StepFailed: 'STEP_FAILED',
+  /** A request to a service on the bus (the hub's queries, a profile's endpoints) it refuses. */
+  BadRequest: 'BAD_REQUEST',
 } as const);
 
 /** Raised by {@link parseEnvelope}: lists every invalid field, never just the first. */
@@ -41,7 +43,7 @@ export class InvalidEnvelopeError extends ChorusError {
  * all at once.
  */
 export class BadRequestError extends ChorusError {
-  readonly code = 'BAD_REQUEST';
+  readonly code = EnvelopeErrorCodes.BadRequest;
   constructor(readonly fields: readonly FieldError[]) {
     super(fields.flatMap((f) => f.messages).join('; '));
   }
