@@ -1,4 +1,3 @@
-import { BadRequestError } from '@chorus/envelope';
 import { createBm25Engine, type Document } from '@chorus/profiles';
 import { SentenceCache, toServiceDefinition } from './profile.app';
 
@@ -20,19 +19,4 @@ describe('toServiceDefinition', () => {
     expect(reply.documents[1].text.length).toBeLessThanOrEqual(80);
   });
 
-  it('toServiceDefinition - refuses a request its endpoint does not take, naming the fields, instead of answering it', () => {
-    const p = profile();
-    const fieldsOf = (call: () => unknown) => {
-      try {
-        call();
-      } catch (e) {
-        return e instanceof BadRequestError ? e.fields.map((f) => f.field) : e;
-      }
-      return 'answered';
-    };
-    expect(fieldsOf(() => p.search({} as never))).toEqual(['text', 'limit']);
-    expect(fieldsOf(() => p.search({ text: 'x', limit: -1 }))).toEqual(['limit']);
-    expect(fieldsOf(() => p.search({ text: 'x', limit: 'x' } as never))).toEqual(['limit']);
-    expect(fieldsOf(() => p.documents({ ids: 'd1', max_chars: -5 } as never))).toEqual(['ids', 'max_chars']);
-  });
 });

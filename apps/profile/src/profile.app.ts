@@ -16,7 +16,6 @@ import {
   type SearchEngine,
 } from '@chorus/profiles';
 import { loadCorpus, type LoadedCorpus } from './corpus.loader';
-import { parseDocumentsRequest, parseSearchRequest } from './profile-request.parser';
 import { serveVocabulary } from './vocabulary.endpoint';
 import { loadWordVectors } from './word-vectors.loader';
 
@@ -141,9 +140,9 @@ export interface InProcessProfile extends ProfileServiceDefinition {
 
 /**
  * What one profile service answers (search and documents), over an engine already built. The
- * benchmark's same-work baselines call it in-process. The bus hands each endpoint the request's
- * JSON unchecked: one that is not what the endpoint takes is refused (BadProfileRequestError, naming
- * every invalid field), not answered with whatever it coerces to.
+ * benchmark's same-work baselines call it in-process. The profile service checks each request
+ * before it gets here (libs/bus profile.service: one that is not what the endpoint takes is
+ * refused, naming every invalid field).
  */
 export function toServiceDefinition(
   name: string,
@@ -157,14 +156,12 @@ export function toServiceDefinition(
     version: VERSION,
     description: engine.description,
     metadata: { corpus: corpus.source, documents: String(engine.size) },
-    search: (raw) => {
-      const req = parseSearchRequest(raw);
+    search: (req) => {
       const t = performance.now();
       const hits = engine.search(req.text, req.limit);
       return { profile: name, hits, corpus_size: engine.size, took_ms: performance.now() - t };
     },
-    documents: (raw) => {
-      const req = parseDocumentsRequest(raw);
+    documents: (req) => {
       const terms = new Set(req.query === undefined ? [] : analyzeEnglish(req.query));
       const lead = req.lead ?? 0;
       return {

@@ -1,5 +1,7 @@
 import { ServiceError, Svcm, ServiceErrorCodeHeader, ServiceErrorHeader } from '@nats-io/services';
 import {
+  parseDocumentsRequest,
+  parseSearchRequest,
   profileSubject,
   type ProfileDocumentsReply,
   type ProfileDocumentsRequest,
@@ -41,7 +43,7 @@ export async function startProfileService(bus: Bus, def: ProfileServiceDefinitio
     metadata: { ...def.metadata, [PROFILE_METADATA_KEY]: 'true' },
     queue: PROFILE_QUEUE,
   });
-  const endpoint = <Req>(name: 'search' | 'documents', handle: (req: Req) => unknown) => {
+  const endpoint = (name: 'search' | 'documents', handle: (req: unknown) => unknown) => {
     service.addEndpoint(name, {
       subject: profileSubject(def.name, name),
       handler: (err, msg) => {
@@ -54,7 +56,7 @@ export async function startProfileService(bus: Bus, def: ProfileServiceDefinitio
         // error answered later, from a promise, would not be.
         let answer: unknown;
         try {
-          answer = handle(JSON.parse(decoder.decode(msg.data)) as Req);
+          answer = handle(JSON.parse(decoder.decode(msg.data)));
         } catch (e) {
           throw toServiceError(e, () => log.error({ err: e, profile: def.name, endpoint: name }, 'profile request failed'));
         }
@@ -69,8 +71,9 @@ export async function startProfileService(bus: Bus, def: ProfileServiceDefinitio
       },
     });
   };
-  endpoint<ProfileSearchRequest>('search', (r) => def.search(r));
-  endpoint<ProfileDocumentsRequest>('documents', (r) => def.documents(r));
+  // Each request is checked as it arrives, so a definition is handed only what its endpoint takes.
+  endpoint('search', (r) => def.search(parseSearchRequest(r)));
+  endpoint('documents', (r) => def.documents(parseDocumentsRequest(r)));
   const announcement: ProfileAnnouncement = { name: def.name, id: service.info().id, version: def.version, description: def.description };
   bus.nc.publish(PROFILE_ANNOUNCE_SUBJECT, encoder.encode(JSON.stringify(announcement)));
   return {

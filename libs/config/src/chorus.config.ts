@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import type { BusOptions, ConsumerOptions } from '@chorus/bus';
-import { MAX_FUSION_WEIGHT, PROFILE_NAME_PATTERN, TENANT_ID_PATTERN, type CorrelationStrategy } from '@chorus/envelope';
+import { MAX_FUSION_WEIGHT, MAX_RANK_WINDOW, PROFILE_NAME_PATTERN, TENANT_ID_PATTERN, type CorrelationStrategy } from '@chorus/envelope';
 import { ConfigError, EnvReader } from './env.parser';
 
 /** Everything a Chorus process is configured with; parsed once in main.ts, frozen, passed down. */
@@ -150,7 +150,7 @@ export function parseChorusConfig(env: Readonly<Record<string, string | undefine
     apps: r.list('CHORUS_APPS', [...ALL_APPS], new RegExp(`^(${ALL_APPS.join('|')})$`)),
     search: {
       rrfK: r.number('CHORUS_RRF_K', 60, 0, 10_000),
-      rankWindow: r.int('CHORUS_RANK_WINDOW', 100, 1, 10_000),
+      rankWindow: r.int('CHORUS_RANK_WINDOW', 100, 1, MAX_RANK_WINDOW),
       rrfWeights: r.weights('CHORUS_RRF_WEIGHTS', PROFILE_NAME_PATTERN, MAX_FUSION_WEIGHT),
       profileTimeoutMs: r.int('CHORUS_PROFILE_TIMEOUT_MS', 3 * SECOND, 10, 10 * 60 * SECOND),
       responderReserveMs: r.int('CHORUS_RESPONDER_RESERVE_MS', 300, 0, 60 * SECOND),

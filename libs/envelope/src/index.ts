@@ -33,7 +33,9 @@ export {
   DEFAULT_TENANT,
   IDEMPOTENCY_KEY_PATTERN,
   IDEMPOTENCY_KEY_RULE,
+  MAX_DOCUMENT_ID_CHARS,
   MAX_QUERY_CHARS,
+  MAX_RANK_WINDOW,
   MAX_TOP_K,
   PROFILE_NAME_PATTERN,
   SCHEMA_VERSION,
@@ -117,6 +119,7 @@ export type {
   ProfileSearchReply,
   ProfileSearchRequest,
 } from './profile-protocol';
+export { parseDocumentsRequest, parseSearchRequest } from './profile-request';
 export type {
   DuplicateNotice,
   HistoryReply,

@@ -17,3 +17,7 @@ export const SCHEMA_VERSION = 1;
 /** Limits on a query, enforced at the edge and again on the bus. */
 export const MAX_QUERY_CHARS = 4000;
 export const MAX_TOP_K = 100;
+/** The largest `rank_window` (results fused per profile, and so the most a profile is asked for). */
+export const MAX_RANK_WINDOW = 10_000;
+/** The longest document id a result may carry. */
+export const MAX_DOCUMENT_ID_CHARS = 512;

@@ -16,7 +16,7 @@ import {
 } from 'class-validator';
 import { IsDateTime } from '../date-time.validator';
 import { IsFusionWeights } from '../fusion-weights.validator';
-import { MAX_TOP_K, PROFILE_NAME_PATTERN } from '../patterns';
+import { MAX_RANK_WINDOW, MAX_TOP_K, PROFILE_NAME_PATTERN } from '../patterns';
 import { QueryPayload } from './query.payload';
 
 export const ROUTES = ['DIRECT', 'PARALLEL', 'COMPLEX'] as const;
@@ -51,7 +51,7 @@ export class FusionParameters {
   /** Only the first `rank_window` results of each profile are fused. */
   @IsInt()
   @Min(1)
-  @Max(10000)
+  @Max(MAX_RANK_WINDOW)
   rank_window!: number;
 
   /** Per-profile weight w_p (default 1 for every profile), from 0 to MAX_FUSION_WEIGHT. */

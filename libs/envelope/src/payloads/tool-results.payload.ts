@@ -12,7 +12,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { PROFILE_NAME_PATTERN } from '../patterns';
+import { MAX_DOCUMENT_ID_CHARS, PROFILE_NAME_PATTERN } from '../patterns';
 import { FusionParameters } from './execution-plan.payload';
 import { QueryPayload } from './query.payload';
 
@@ -20,7 +20,7 @@ import { QueryPayload } from './query.payload';
 export class FusedResult {
   /** Document id in the corpus. */
   @IsString()
-  @MaxLength(512)
+  @MaxLength(MAX_DOCUMENT_ID_CHARS)
   id!: string;
 
   /** Document title, when the corpus has one. */

@@ -1,15 +1,11 @@
-import { BadRequestError, CORRELATION_ID_PATTERN, MAX_QUERY_CHARS, MAX_TOP_K, badField, type FieldError, type ProfileDocumentsRequest, type ProfileSearchRequest } from '@chorus/envelope';
+import { BadRequestError, badField, type FieldError } from './errors';
+import { CORRELATION_ID_PATTERN, MAX_DOCUMENT_ID_CHARS, MAX_QUERY_CHARS, MAX_RANK_WINDOW, MAX_TOP_K } from './patterns';
+import type { ProfileDocumentsRequest, ProfileSearchRequest } from './profile-protocol';
 
 /**
- * The most hits a search may ask for: the largest `rank_window` a plan carries
- * (`FusionParameters.rank_window`, `CHORUS_RANK_WINDOW`), which the search worker sends as `limit`.
- */
-export const MAX_SEARCH_LIMIT = 10_000;
-/** The longest document id asked for: a longer one cannot travel in `tool_results` (`FusedResult.id`). */
-export const MAX_DOCUMENT_ID_CHARS = 512;
-
-/**
- * The body of a `search` request, checked; every invalid field is named, none is defaulted. The
+ * The body of a profile's `search` request, checked where the profile service receives it (libs/bus
+ * profile.service); every invalid field is named, none is defaulted. `limit` is at most the largest
+ * rank window, which the search worker sends as it. The
  * text searched is a query with its directives removed, so no longer than a query. Fields it does
  * not know are let through (here and in `documents`): a newer search worker may send one.
  */
@@ -17,7 +13,7 @@ export function parseSearchRequest(raw: unknown): ProfileSearchRequest {
   const r = asObject(raw);
   const problems: FieldError[] = [];
   if (!isText(r.text, 1)) problems.push(badField('text', `text must be a non-empty string of at most ${MAX_QUERY_CHARS} characters`));
-  if (!isIntegerIn(r.limit, 1, MAX_SEARCH_LIMIT)) problems.push(badField('limit', `limit must be an integer from 1 to ${MAX_SEARCH_LIMIT}`));
+  if (!isIntegerIn(r.limit, 1, MAX_RANK_WINDOW)) problems.push(badField('limit', `limit must be an integer from 1 to ${MAX_RANK_WINDOW}`));
   if (r.correlation_id !== undefined && !(typeof r.correlation_id === 'string' && CORRELATION_ID_PATTERN.test(r.correlation_id))) {
     problems.push(badField('correlation_id', 'correlation_id must match [A-Za-z0-9_-]{1,128}'));
   }

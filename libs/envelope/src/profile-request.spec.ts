@@ -1,5 +1,6 @@
-import { BadRequestError, MAX_QUERY_CHARS, MAX_TOP_K } from '@chorus/envelope';
-import { MAX_DOCUMENT_ID_CHARS, MAX_SEARCH_LIMIT, parseDocumentsRequest, parseSearchRequest } from './profile-request.parser';
+import { BadRequestError } from './errors';
+import { MAX_DOCUMENT_ID_CHARS, MAX_QUERY_CHARS, MAX_RANK_WINDOW, MAX_TOP_K } from './patterns';
+import { parseDocumentsRequest, parseSearchRequest } from './profile-request';
 
 /** The fields a parse refused; fails when it accepted the request. */
 function refused(parse: () => unknown): string[] {
@@ -16,7 +17,7 @@ describe('parseSearchRequest', () => {
   it('parseSearchRequest - takes what the search worker sends, unchanged', () => {
     const request = { text: 'reciprocal rank fusion', limit: 100, correlation_id: 'wf_01-abc' };
     expect(parseSearchRequest(request)).toEqual(request);
-    expect(parseSearchRequest({ text: 'x', limit: MAX_SEARCH_LIMIT, future_field: true })).toEqual({ text: 'x', limit: MAX_SEARCH_LIMIT });
+    expect(parseSearchRequest({ text: 'x', limit: MAX_RANK_WINDOW, future_field: true })).toEqual({ text: 'x', limit: MAX_RANK_WINDOW });
   });
 
   it('parseSearchRequest - names every invalid field, with its rule, in one error', () => {
@@ -30,12 +31,12 @@ describe('parseSearchRequest', () => {
     expect((error as BadRequestError).code).toBe('BAD_REQUEST');
     expect((error as BadRequestError).retryable).toBe(false);
     expect((error as BadRequestError).message).toBe(
-      `text must be a non-empty string of at most ${MAX_QUERY_CHARS} characters; limit must be an integer from 1 to ${MAX_SEARCH_LIMIT}`,
+      `text must be a non-empty string of at most ${MAX_QUERY_CHARS} characters; limit must be an integer from 1 to ${MAX_RANK_WINDOW}`,
     );
   });
 
   it('parseSearchRequest - refuses a limit that is not an integer in range, instead of defaulting it', () => {
-    for (const limit of [-1, 0, 1.5, MAX_SEARCH_LIMIT + 1, 'x', '10', null, Number.NaN]) {
+    for (const limit of [-1, 0, 1.5, MAX_RANK_WINDOW + 1, 'x', '10', null, Number.NaN]) {
       expect(refused(() => parseSearchRequest({ text: 'x', limit }))).toEqual(['limit']);
     }
   });
