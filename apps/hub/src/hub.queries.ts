@@ -1,5 +1,5 @@
 import { readWorkflowHistory, serveRequests, type Bus, type CountedEvents, type Responder } from '@chorus/bus';
-import { toSummary, toView } from '@chorus/correlation';
+import { toView } from '@chorus/correlation';
 import {
   BadRequestError,
   CORRELATION_ID_PATTERN,

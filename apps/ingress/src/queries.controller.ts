@@ -34,7 +34,7 @@ export class QueriesController {
   @Post()
   @HttpCode(202)
   @ApiOperation({ summary: 'Start a workflow' })
-  @ApiQuery({ name: 'wait', required: false, description: 'true: answer with the finished workflow' })
+  @ApiQuery({ name: 'wait', required: false, type: String, enum: ['true', '1', '', 'false', '0'], description: '`true`, `1` or a bare `?wait`: answer with the finished workflow; `false`, `0` or none: 202 at once; anything else is a 400' })
   @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'The same key returns the same workflow (200)' })
   @ApiResponse({ status: 202, description: '`{correlation_id, status_url}`' })
   @ApiResponse({ status: 200, description: 'With ?wait=true: the finished workflow; with a known Idempotency-Key (or, under the session strategy, the same request of the session within its second): its id' })

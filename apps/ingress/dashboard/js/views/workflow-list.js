@@ -129,7 +129,8 @@ export function mountWorkflowList(parent, { api, scope, query, onRows }) {
   };
   form.addEventListener('change', readFilters);
   form.addEventListener('submit', (e) => (e.preventDefault(), readFilters()));
-  form.addEventListener('reset', () => scope.timeout(readFilters, 0)); // after the form has reset its fields
+  // After the form has reset its fields (to what the page opened with), back to the default rows.
+  form.addEventListener('reset', () => scope.timeout(() => ((form.elements.limit.value = '50'), readFilters()), 0));
   pauseBtn.addEventListener('click', () => {
     paused = !paused;
     pauseBtn.textContent = paused ? 'Resume' : 'Pause';
