@@ -47,6 +47,15 @@ describe('planner: likely typos bring in trigram', () => {
     return parsed.value.payload as T;
   };
 
+  it('vocabulary lookup - a request without its text, or with too long a one, is refused naming the field; a text is looked up', async () => {
+    const ask = (body: unknown) => requestReply<VocabularyLookupReply>(f.chorus.bus, VOCABULARY_SUBJECT, body, 5000).catch((e: { code?: string; fields?: unknown }) => e);
+    const refusal = { code: 'BAD_REQUEST', fields: [{ field: 'text', messages: ['text must be a string of at most 4000 characters'] }] };
+    expect(await ask({})).toMatchObject(refusal);
+    expect(await ask({ text: 5 })).toMatchObject(refusal);
+    expect(await ask({ text: 'x'.repeat(4001) })).toMatchObject(refusal);
+    expect(await ask({ text: 'how does the hub drop dupliactes' })).toMatchObject({ vocabulary_size: expect.any(Number), typos: expect.any(Array) });
+  });
+
   it('planner - a query with a typo the corpus vocabulary recognises plans trigram, trusted above bm25, and names the typo', async () => {
     const view = await ask('how does the hub drop duplicats');
     expect(view.status).toBe('completed');

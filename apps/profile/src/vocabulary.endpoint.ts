@@ -1,4 +1,5 @@
 import { serveRequests, type Bus, type Responder } from '@chorus/bus';
+import { BadRequestError, MAX_QUERY_CHARS, badField } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
 import {
   VOCABULARY_SUBJECT,
@@ -10,8 +11,6 @@ import {
 
 /** The queue group of the vocabulary lookup: every profile process answers, each request once. */
 const VOCABULARY_QUEUE = 'chorus-profile-vocabulary';
-/** Longer texts are cut: a query, not a document, is what the lookup is for. */
-const MAX_TEXT_CHARS = 4096;
 
 /**
  * Serves the corpus vocabulary on {@link VOCABULARY_SUBJECT}: the intent agent asks which words
@@ -23,7 +22,19 @@ export function serveVocabulary(bus: Bus, documents: readonly Document[], log: L
   const vocabulary = createVocabulary(documents);
   log.info({ words: vocabulary.size, build_ms: Date.now() - t0 }, 'vocabulary serving');
   return serveRequests<VocabularyLookupReply>(bus, VOCABULARY_SUBJECT, VOCABULARY_QUEUE, log, async (request) => {
-    const text = String((request as Partial<VocabularyLookupRequest>).text ?? '').slice(0, MAX_TEXT_CHARS);
-    return { vocabulary_size: vocabulary.size, typos: vocabulary.findTypos(text) };
+    return { vocabulary_size: vocabulary.size, typos: vocabulary.findTypos(parseLookup(request).text) };
   });
+}
+
+/**
+ * A lookup's request, checked: the text of a query (what intent asks about is a query's search text,
+ * so no longer than a query). Anything else is refused naming the field, not looked up as whatever
+ * it coerces to (`{}` answered "no typos").
+ */
+function parseLookup(request: unknown): VocabularyLookupRequest {
+  const text = (request as Partial<VocabularyLookupRequest> | null)?.text;
+  if (typeof text !== 'string' || text.length > MAX_QUERY_CHARS) {
+    throw new BadRequestError([badField('text', `text must be a string of at most ${MAX_QUERY_CHARS} characters`)]);
+  }
+  return { text };
 }
