@@ -237,8 +237,11 @@ describe('front door: OpenAPI', () => {
     );
     // What each route answers, and the tenant_id every workflow route and the stats take.
     const responses = (path: string, method: string) => Object.keys(doc.paths[path][method].responses).sort();
-    expect(responses('/v1/workflows/{id}', 'get')).toEqual(['200', '400', '404', '503']);
-    expect(responses('/v1/workflows/{id}/cancel', 'post')).toEqual(['202', '404', '409']);
+    expect(responses('/v1/workflows/{id}', 'get')).toEqual(['200', '400', '401', '404', '503']);
+    expect(responses('/v1/workflows/{id}/cancel', 'post')).toEqual(['202', '400', '401', '404', '409', '503']);
+    expect(responses('/v1/workflows/{id}/events', 'get')).toEqual(['200', '204', '400', '401', '404', '503']);
+    expect(responses('/v1/stats', 'get')).toEqual(['200', '400', '401', '503']);
+    expect(doc.paths['/v1/workflows/{id}/cancel'].post.requestBody.required).toBe(false);
     expect(responses('/v1/queries', 'post')).toEqual(expect.arrayContaining(['200', '202', '400', '401', '403', '413', '415', '422', '504']));
     for (const [path, method] of [['/v1/workflows/{id}', 'get'], ['/v1/workflows/{id}/history', 'get'], ['/v1/workflows/{id}/events', 'get'], ['/v1/workflows/{id}/cancel', 'post'], ['/v1/workflows/{id}/retry', 'post'], ['/v1/stats', 'get']]) {
       expect({ path, params: doc.paths[path][method].parameters.filter((p: { in: string }) => p.in === 'query').map((p: { name: string }) => p.name) }).toEqual({ path, params: ['tenant_id'] });

@@ -1,9 +1,10 @@
 import { Controller, Get, Inject, NotFoundException, Param, Query, Req, Res } from '@nestjs/common';
-import { ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Bus, ChorusClient, readWorkflowHistory, watchWorkflow } from '@chorus/bus';
 import type { Envelope } from '@chorus/envelope';
 import { checkIds, errorBody } from './http.errors';
+import { ApiCommonResponses } from './openapi';
 import { QueryParams } from './query-params.guard';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
 import { Tenant, lookupTenant, scopedTenant, type TenantScope } from './tenant.guard';
@@ -29,6 +30,7 @@ export function toStepEvent(e: Envelope) {
 }
 
 @ApiTags('workflows')
+@ApiCommonResponses()
 @Controller('v1/workflows')
 export class EventsController {
   constructor(
@@ -52,6 +54,9 @@ export class EventsController {
     summary: 'Server-sent events: `step`s and `status` changes as they happen, then one `terminal` event (or, if the hub never confirms the end, one `unconfirmed` event)',
   })
   @ApiProduces('text/event-stream')
+  @ApiResponse({ status: 200, description: 'An event stream: `status`, `step`s, then one `terminal` (or `unconfirmed`) event' })
+  @ApiResponse({ status: 204, description: 'Last-Event-ID names the terminal event: nothing more to send' })
+  @ApiResponse({ status: 404, description: "Unknown, expired, or another tenant's" })
   async events(
     @Param('id') id: string,
     @Query('tenant_id') requested: string | undefined,

@@ -5,8 +5,10 @@ import { TENANT_ID_PATTERN } from '@chorus/envelope';
 import { InvalidRequestException } from './http.errors';
 import { QueryParams } from './query-params.guard';
 import { Tenant, scopedTenant, type TenantScope } from './tenant.guard';
+import { ApiCommonResponses } from './openapi';
 
 @ApiTags('operations')
+@ApiCommonResponses()
 @Controller('v1/stats')
 export class StatsController {
   constructor(private readonly client: ChorusClient) {}

@@ -1,5 +1,5 @@
 import { Body, ConflictException, Controller, Get, HttpCode, Inject, NotFoundException, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ChorusClient, RetryRefusedError, type RetryStarted } from '@chorus/bus';
 import { isTerminalStatus, type HistoryReply, type ListReply, type WorkflowView } from '@chorus/envelope';
@@ -8,8 +8,10 @@ import { Tenant, lookupTenant, scopedTenant, type TenantScope } from './tenant.g
 import { checkIds, errorBody } from './http.errors';
 import { QueryParams } from './query-params.guard';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
+import { ApiCommonResponses } from './openapi';
 
 @ApiTags('workflows')
+@ApiCommonResponses()
 @Controller('v1/workflows')
 export class WorkflowsController {
   constructor(
@@ -91,6 +93,7 @@ export class WorkflowsController {
   @ApiResponse({ status: 202, description: '`{correlation_id, status: "cancelling"}`: the hub records it as cancelled' })
   @ApiResponse({ status: 404, description: "Unknown, expired, or another tenant's" })
   @ApiResponse({ status: 409, description: 'Already finished' })
+  @ApiBody({ type: CancelWorkflowDto, required: false })
   async cancel(
     @Param('id') id: string,
     @Query('tenant_id') tenant: string | undefined,
@@ -120,6 +123,7 @@ export class WorkflowsController {
   @ApiResponse({ status: 404, description: "Unknown, expired, or another tenant's" })
   @ApiResponse({ status: 409, description: '`error_type` NOT_RETRYABLE (not ended, completed with every lens, or its retry has left the ledger) or RETRY_IMPOSSIBLE (its query is no longer in the stream, or could not be published again)' })
   @ApiResponse({ status: 503, description: 'The hub has not applied the request within 5 s: ask again (for the same retry)' })
+  @ApiBody({ type: RetryWorkflowDto, required: false })
   async retry(
     @Param('id') id: string,
     @Query('tenant_id') tenant: string | undefined,
