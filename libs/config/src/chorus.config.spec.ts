@@ -34,6 +34,15 @@ describe('parseChorusConfig', () => {
     expect(() => parseChorusConfig({ CHORUS_API_KEYS: 'k-0123456789abcdef:Not A Tenant' }, '/')).toThrow(/not a valid tenant id/);
   });
 
+  it('parseChorusConfig - NATS_URL names servers nats.js can dial; a bad port or an empty entry is a bad setting', () => {
+    for (const ok of ['nats://127.0.0.1:4222', '127.0.0.1:4222', 'tls://nats.example:4443', 'nats://a:4222, nats://b:4222', 'ws://localhost:8080']) {
+      expect(() => parseChorusConfig({ NATS_URL: ok }, '/')).not.toThrow();
+    }
+    for (const bad of ['nats://127.0.0.1:99999', 'http://127.0.0.1:4222', 'nats://a:4222,', 'nats://:4222']) {
+      expect(() => parseChorusConfig({ NATS_URL: bad }, '/')).toThrow(/NATS_URL: .* is not a NATS server address/);
+    }
+  });
+
   it('parseChorusConfig - one API key for two tenants is refused (naming the tenants, not the key); the same pair twice is fine', () => {
     expect(() => parseChorusConfig({ CHORUS_API_KEYS: 'k-0123456789abcdef:acme,k-0123456789abcdef:beta' }, '/')).toThrow(
       /one API key is given for two tenants, acme and beta/,

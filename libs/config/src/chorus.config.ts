@@ -179,6 +179,9 @@ export function parseChorusConfig(env: Readonly<Record<string, string | undefine
   if (config.workflow.defaultDeadlineMs > config.workflow.maxDeadlineMs) {
     r.problems.push('CHORUS_DEFAULT_DEADLINE_MS must not exceed CHORUS_MAX_DEADLINE_MS');
   }
+  for (const server of config.bus.servers) {
+    if (!isNatsServer(server)) r.problems.push(`NATS_URL: ${JSON.stringify(server)} is not a NATS server address (nats://host:port, host:port; port 1 to 65535)`);
+  }
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return deepFreeze(config);
 }
@@ -242,6 +245,19 @@ function parseApiKeys(r: EnvReader, root: string): Record<string, string> {
     }
   }
   return keys;
+}
+
+/**
+ * A server address nats.js can dial: `host:port` or a nats, tls, ws or wss URL. A typo (a port past
+ * 65535, an empty entry of a list) is a bad setting to name at start-up, not an outage to retry.
+ */
+function isNatsServer(server: string): boolean {
+  try {
+    const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(server) ? server : `nats://${server}`);
+    return ['nats:', 'tls:', 'ws:', 'wss:'].includes(url.protocol) && url.hostname !== '';
+  } catch {
+    return false;
+  }
 }
 
 function deepFreeze<T>(value: T): T {
