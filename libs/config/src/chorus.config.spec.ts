@@ -35,10 +35,11 @@ describe('parseChorusConfig', () => {
   });
 
   it('parseChorusConfig - NATS_URL names servers nats.js can dial; a bad port or an empty entry is a bad setting', () => {
-    for (const ok of ['nats://127.0.0.1:4222', '127.0.0.1:4222', 'tls://nats.example:4443', 'nats://a:4222, nats://b:4222', 'ws://localhost:8080']) {
+    // nats.js ignores the scheme, so any is fine; it reads host and port.
+    for (const ok of ['nats://127.0.0.1:4222', '127.0.0.1:4222', 'tls://nats.example:4443', 'nats://a:4222, nats://b:4222', 'nats://user:pass@127.0.0.1:4222', '[::1]:4222', '::1', 'localhost']) {
       expect(() => parseChorusConfig({ NATS_URL: ok }, '/')).not.toThrow();
     }
-    for (const bad of ['nats://127.0.0.1:99999', 'http://127.0.0.1:4222', 'nats://a:4222,', 'nats://:4222']) {
+    for (const bad of ['nats://127.0.0.1:99999', 'nats://a:4222,', 'nats://:4222', 'nats://a b:4222']) {
       expect(() => parseChorusConfig({ NATS_URL: bad }, '/')).toThrow(/NATS_URL: .* is not a NATS server address/);
     }
   });

@@ -180,7 +180,7 @@ export function parseChorusConfig(env: Readonly<Record<string, string | undefine
     r.problems.push('CHORUS_DEFAULT_DEADLINE_MS must not exceed CHORUS_MAX_DEADLINE_MS');
   }
   for (const server of config.bus.servers) {
-    if (!isNatsServer(server)) r.problems.push(`NATS_URL: ${JSON.stringify(server)} is not a NATS server address (nats://host:port, host:port; port 1 to 65535)`);
+    if (!isNatsServer(server)) r.problems.push(`NATS_URL: ${JSON.stringify(server)} is not a NATS server address (host:port, nats://host:port; a port up to 65535)`);
   }
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return deepFreeze(config);
@@ -248,15 +248,17 @@ function parseApiKeys(r: EnvReader, root: string): Record<string, string> {
 }
 
 /**
- * A server address nats.js can dial: `host:port` or a nats, tls, ws or wss URL. A typo (a port past
- * 65535, an empty entry of a list) is a bad setting to name at start-up, not an outage to retry.
+ * A server address nats.js can dial. It reads only host and port (it drops any `scheme://`: TLS is an
+ * option, not a scheme), so that is what is checked: a host, and a port up to 65535. A typo (a port
+ * past 65535, an empty entry of a list) is a bad setting to name at start-up, not an outage to retry.
  */
 function isNatsServer(server: string): boolean {
+  const hostPort = server.trim().replace(/^[^/]*:\/\//, '');
   try {
-    const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(server) ? server : `nats://${server}`);
-    return ['nats:', 'tls:', 'ws:', 'wss:'].includes(url.protocol) && url.hostname !== '';
+    return new URL(`nats://${hostPort}`).hostname !== '';
   } catch {
-    return false;
+    // A bare IPv6 address (no brackets, so no port), which nats.js brackets itself.
+    return /^[0-9a-f]*:[0-9a-f]*:[0-9a-f:.]*$/i.test(hostPort);
   }
 }
 
