@@ -87,9 +87,10 @@ describe('front door: events, idempotency, agents', () => {
     // The same key with another request is refused, naming what differs; the deadline may differ.
     const other = await postJson(`${f.url}/v1/queries`, { query: 'what is a different query', top_k: 3 }, headers);
     expect({ status: other.status, errors: other.body.errors }).toEqual({ status: 422, errors: [{ field: 'Idempotency-Key', messages: ['used before for a request whose query, top_k differ'] }] });
-    const later = await postJson(`${f.url}/v1/queries`, { query: 'what is an idempotency key', deadline_ms: 20_000, profiles: [] }, headers);
+    const later = await postJson(`${f.url}/v1/queries`, { query: ' what is an idempotency key ', deadline_ms: 20_000, profiles: [] }, headers);
     expect(later.status).toBe(200);
-    // What the request leaves out is not a difference: top_k takes each process's default; the profiles are a set.
+    // Compared as the session strategy compares submissions: the query trimmed, the profiles a set.
+    // What the request leaves out is not a difference: top_k takes each process's default.
     const set = { 'idempotency-key': `test-key-set-${Date.now()}` };
     expect((await postJson(`${f.url}/v1/queries`, { query: 'what is a set', profiles: ['bm25', 'trigram'], top_k: 3 }, set)).status).toBe(202);
     expect((await postJson(`${f.url}/v1/queries`, { query: 'what is a set', profiles: ['trigram', 'bm25'] }, set)).status).toBe(200);

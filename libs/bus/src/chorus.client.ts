@@ -2,6 +2,7 @@ import {
   HubSubjects,
   QUERY_NEXT_STEPS,
   correlationIdForIdempotencyKey,
+  queryRequestDifferences,
   correlationIdForRetry,
   createCorrelationId,
   createEnvelope,
@@ -162,10 +163,10 @@ export class ChorusClient {
 
   /**
    * Refuses a keyed query when the stream holds another query for the key's workflow: the stored
-   * payload is compared with this request's, field by field, as far as the request says something
-   * (`top_k` left out takes each process's default, so it is compared only when given; `profiles`
-   * empty or left out both let the planner choose, and their order does not matter; `deadline_ms`
-   * is relative to each submission and never compared). When the stream no longer holds the query
+   * payload is compared with this request's as the session strategy compares submissions
+   * ({@link queryRequestDifferences}: the query trimmed, the profiles as a set), as far as the
+   * request says something (`top_k` left out takes each process's default, so it is compared only
+   * when given; `deadline_ms` is relative to each submission and never compared). When the stream no longer holds the query
    * (past its retention), or it cannot be read, nothing can be compared and the request goes on as
    * before: the check guards against mistakes, it is not a lock.
    */
@@ -174,16 +175,7 @@ export class ChorusClient {
     const stored = await this.bus.lastStored(subject).catch(() => null);
     const parsed = stored ? parseEnvelope(stored, { subject }) : undefined;
     if (!parsed?.ok) return;
-    const before = parsed.value.payload as QueryPayload;
-    const now = envelope.payload;
-    const profiles = (p: string[] | null | undefined) => (p && p.length > 0 ? [...p].sort().join(',') : null);
-    const fields = [
-      before.query !== now.query && 'query',
-      (before.session_id ?? null) !== (now.session_id ?? null) && 'session_id',
-      profiles(before.profiles) !== profiles(now.profiles) && 'profiles',
-      request.top_k !== undefined && before.top_k !== now.top_k && 'top_k',
-      (before.require_all ?? false) !== (now.require_all ?? false) && 'require_all',
-    ].filter((f): f is string => typeof f === 'string');
+    const fields = queryRequestDifferences(parsed.value.payload as QueryPayload, envelope.payload, { compareTopK: request.top_k !== undefined });
     if (fields.length > 0) throw new IdempotencyKeyReusedError(envelope.correlation_id, fields);
   }
 

@@ -5,14 +5,50 @@ import { newUuidV7 } from './random-ids';
 /** How the edge mints a correlation id for a new workflow. */
 export type CorrelationStrategy = 'uuidv7' | 'session';
 
-/** What makes two submissions the same one in the session strategy. */
-export interface CorrelationIdInput {
-  tenant_id: string;
+/** The fields of a query request that decide whether two submissions are the same one. */
+export interface QueryRequestFields {
   query: string;
   session_id?: string | null;
   profiles?: readonly string[] | null;
   top_k?: number;
   require_all?: boolean;
+}
+
+/** What makes two submissions the same one in the session strategy. */
+export interface CorrelationIdInput extends QueryRequestFields {
+  tenant_id: string;
+}
+
+/**
+ * A query request as two submissions are compared, by the session strategy and by the check of a
+ * reused idempotency key alike: the query trimmed (" q" and "q" search the same), the profiles as
+ * a set (empty or left out both let the planner choose), `require_all` false when left out.
+ */
+function sameRequestForm(r: QueryRequestFields) {
+  return {
+    query: r.query.trim(),
+    session_id: r.session_id ?? null,
+    profiles: r.profiles && r.profiles.length > 0 ? [...new Set(r.profiles)].sort() : null,
+    top_k: r.top_k ?? null,
+    require_all: r.require_all ?? false,
+  };
+}
+
+/**
+ * The fields in which two query requests differ, in the form the session strategy compares them.
+ * `top_k` is compared only when `compareTopK` (a request that leaves it out takes the default of
+ * whichever process receives it, so a retry sent to another replica must not be refused for it).
+ */
+export function queryRequestDifferences(a: QueryRequestFields, b: QueryRequestFields, options: { compareTopK: boolean }): string[] {
+  const x = sameRequestForm(a);
+  const y = sameRequestForm(b);
+  return [
+    x.query !== y.query && 'query',
+    x.session_id !== y.session_id && 'session_id',
+    String(x.profiles) !== String(y.profiles) && 'profiles',
+    options.compareTopK && x.top_k !== y.top_k && 'top_k',
+    x.require_all !== y.require_all && 'require_all',
+  ].filter((f): f is string => typeof f === 'string');
 }
 
 export interface CorrelationIdOptions {
@@ -48,8 +84,8 @@ export function createCorrelationId(input: CorrelationIdInput, options: Correlat
     throw new RangeError(`session_id must match ${SESSION_ID_PATTERN.source}`);
   }
   const seconds = Math.floor((options.now ?? Date.now)() / 1000);
-  const profiles = input.profiles && input.profiles.length > 0 ? [...new Set(input.profiles)].sort() : null;
-  const request = JSON.stringify([input.tenant_id, input.query.trim(), profiles, input.top_k ?? null, input.require_all ?? false]);
+  const r = sameRequestForm(input);
+  const request = JSON.stringify([input.tenant_id, r.query, r.profiles, r.top_k, r.require_all]);
   const hash8 = createHmac('sha256', options.secret).update(request).digest('hex').slice(0, 8);
   return `${input.session_id}_${hash8}_${seconds}`;
 }

@@ -1,4 +1,4 @@
-import { correlationIdForIdempotencyKey, createCorrelationId } from './correlation-id';
+import { correlationIdForIdempotencyKey, createCorrelationId, queryRequestDifferences } from './correlation-id';
 import { idempotencyKey } from './idempotency';
 import { CORRELATION_ID_PATTERN } from './patterns';
 import { deadLetterSubject, parseWorkflowSubject, workflowFilter, workflowSubject } from './subjects';
@@ -56,6 +56,26 @@ describe('createCorrelationId', () => {
     const a = createCorrelationId({ tenant_id: 't', query: 'hello', session_id: 's1' }, { strategy: 'session', secret: 'one', now });
     const b = createCorrelationId({ tenant_id: 't', query: 'hello', session_id: 's1' }, { strategy: 'session', secret: 'two', now });
     expect(a).not.toBe(b);
+  });
+
+  it('queryRequestDifferences - compares as the session strategy does: query trimmed, profiles as a set, top_k only when asked', () => {
+    const base = { query: 'hello', session_id: null, profiles: ['bm25', 'trigram'], top_k: 5, require_all: false };
+    expect(queryRequestDifferences(base, { ...base, query: ' hello ', profiles: ['trigram', 'bm25'] }, { compareTopK: true })).toEqual([]);
+    expect(queryRequestDifferences({ ...base, profiles: [] }, { ...base, profiles: null }, { compareTopK: true })).toEqual([]);
+    expect(queryRequestDifferences(base, { ...base, top_k: 7 }, { compareTopK: false })).toEqual([]);
+    expect(queryRequestDifferences(base, { query: 'other', session_id: 's', profiles: ['bm25'], top_k: 7, require_all: true }, { compareTopK: true })).toEqual([
+      'query',
+      'session_id',
+      'profiles',
+      'top_k',
+      'require_all',
+    ]);
+    // What the session strategy collapses, the key check accepts, and the other way round.
+    const now = () => 1_700_000_000_500;
+    const id = (r: typeof base) => createCorrelationId({ tenant_id: 't', ...r, session_id: 's1' }, { strategy: 'session', secret, now });
+    for (const other of [{ ...base, query: 'hello  ' }, { ...base, query: 'hullo' }, { ...base, profiles: ['bm25'] }, { ...base, require_all: true }]) {
+      expect(id(other) === id(base)).toBe(queryRequestDifferences(base, other, { compareTopK: true }).length === 0);
+    }
   });
 
   it('correlationIdForIdempotencyKey - the same key of the same tenant names the same workflow', () => {

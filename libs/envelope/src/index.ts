@@ -87,8 +87,10 @@ export {
   correlationIdForIdempotencyKey,
   correlationIdForRetry,
   createCorrelationId,
+  queryRequestDifferences,
   newMessageId,
   type CorrelationIdInput,
+  type QueryRequestFields,
   type CorrelationIdOptions,
   type CorrelationStrategy,
 } from './correlation-id';
