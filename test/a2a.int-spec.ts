@@ -303,6 +303,30 @@ describe('A2A', () => {
     expect({ error: referencing.error, state: referencing.result?.status.state }).toEqual({ error: undefined, state: 'completed' });
   });
 
+  it('A2A - resubscribing to, or messaging, a finished task is refused naming its state, not the enum number, under both protocol versions', async () => {
+    const auth = { authorization: `Bearer ${KEY}` };
+    const id = (await postJson(`${f.url}/v1/queries?wait=true`, { query: 'how does the hub keep its ledger' }, auth)).body.correlation_id as string;
+    const raw = async (version: string, method: string, params: unknown) => {
+      const res = await fetch(`${f.url}/a2a`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...auth, 'A2A-Version': version },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      });
+      return res.text(); // a JSON-RPC error, or an SSE stream carrying one
+    };
+    const message03 = { message: { kind: 'message', messageId: randomUUID(), role: 'user', taskId: id, parts: [{ kind: 'text', text: 'more' }] } };
+    const message10 = { message: { messageId: randomUUID(), role: 'ROLE_USER', taskId: id, parts: [{ text: 'more' }] } };
+    const answers = [
+      await raw('0.3', 'tasks/resubscribe', { id }),
+      await raw('1.0', 'SubscribeToTask', { id }),
+      await raw('0.3', 'message/send', message03),
+      await raw('1.0', 'SendMessage', message10),
+    ];
+    for (const text of answers) {
+      expect(text).toMatch(new RegExp(`Task ${id} is in a terminal state \\(completed\\) and cannot be (subscribed to|modified)`));
+    }
+  });
+
   it('A2A - a task id param that is not a string is a -32602 naming the field and the type, with the request id, under both protocol versions', async () => {
     const msg03 = (taskId: unknown) => ({ message: { kind: 'message', messageId: randomUUID(), role: 'user', taskId, parts: [{ kind: 'text', text: 'x' }] } });
     const msg10 = (key: string, taskId: unknown) => ({ message: { messageId: randomUUID(), role: 'ROLE_USER', [key]: taskId, parts: [{ text: 'x' }] } });

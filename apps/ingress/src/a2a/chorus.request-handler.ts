@@ -1,4 +1,4 @@
-import type { AgentCard, StreamResponse, SubscribeToTaskRequest } from '@a2a-js/sdk';
+import { TaskState, type AgentCard, type Message, type SendMessageRequest, type StreamResponse, type SubscribeToTaskRequest, type Task } from '@a2a-js/sdk';
 import { DefaultExecutionEventBusManager, DefaultRequestHandler, type ServerCallContext } from '@a2a-js/sdk/server';
 import type { ChorusClient } from '@chorus/bus';
 import type { A2AUser } from './a2a.user';
@@ -30,13 +30,31 @@ export class ChorusRequestHandler extends DefaultRequestHandler {
     super(card, store, chorus, buses);
   }
 
+  override sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
+    return super.sendMessage(params, context).catch((e: unknown) => {
+      throw nameTerminalState(e);
+    });
+  }
+
+  override async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    try {
+      yield* super.sendMessageStream(params, context);
+    } catch (e) {
+      throw nameTerminalState(e);
+    }
+  }
+
   override async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
     // Asked in the same tick as the SDK asks: a task running here is left to the SDK's stream.
     const runningHere = this.buses.getByTaskId(params.id, context) !== undefined;
     let task: { id: string; contextId: string } | undefined;
-    for await (const response of super.resubscribe(params, context)) {
-      if (response.payload?.$case === 'task') task ??= response.payload.value;
-      yield response;
+    try {
+      for await (const response of super.resubscribe(params, context)) {
+        if (response.payload?.$case === 'task') task ??= response.payload.value;
+        yield response;
+      }
+    } catch (e) {
+      throw nameTerminalState(e);
     }
     const tenant = (context.user as A2AUser | undefined)?.tenant;
     if (runningHere || !task || !tenant) return;
@@ -49,4 +67,19 @@ export class ChorusRequestHandler extends DefaultRequestHandler {
       else if (event.kind === 'artifactUpdate') yield { payload: { $case: 'artifactUpdate', value: event.data } };
     }
   }
+}
+
+/**
+ * The SDK refuses to resubscribe to, or send a message to, a finished task naming its state by the
+ * enum's number ("is in a terminal state (5)"); a client knows states by name, as the wire carries
+ * them in A2A 0.3 ("canceled"). The error keeps its class, so its JSON-RPC code is unchanged.
+ */
+function nameTerminalState(e: unknown): unknown {
+  if (e instanceof Error) {
+    e.message = e.message.replace(/terminal state \((\d+)\)/, (whole, n: string) => {
+      const name = (TaskState as unknown as Record<number, string | undefined>)[Number(n)];
+      return name ? `terminal state (${name.replace(/^TASK_STATE_/, '').toLowerCase()})` : whole;
+    });
+  }
+  return e;
 }
