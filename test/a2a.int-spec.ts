@@ -26,7 +26,7 @@ describe('A2A', () => {
   const KEY = 'a2a-test-key-0123456789';
 
   beforeAll(async () => {
-    f = await startChorusFixture({ CHORUS_API_KEYS: `${KEY}:acme`, CHORUS_RETRY_BASE_MS: '100', CHORUS_RETRY_MAX_MS: '300', CHORUS_MAX_DELIVER: '20' });
+    f = await startChorusFixture({ CHORUS_API_KEYS: `${KEY}:acme`, CHORUS_RETRY_BASE_MS: '100', CHORUS_RETRY_MAX_MS: '300', CHORUS_MAX_DELIVER: '20' }, { monitoring: true });
     clientOptions = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
       clientConfig: {
         interceptors: [
@@ -188,6 +188,37 @@ describe('A2A', () => {
       expect(results[results.length - 1]).toMatchObject({ kind: 'status-update', taskId: id, status: { state: 'completed' } });
     } finally {
       await restartProfiles();
+    }
+  });
+
+  it('A2A - a resubscription to a task this ingress did not start stops following it when its client leaves', async () => {
+    await stopApp(f, 'profiles'); // the workflow stays running
+    try {
+      const auth = { authorization: `Bearer ${KEY}` };
+      const id = (await postJson(`${f.url}/v1/queries`, { query: 'how does the hub keep its ledger', deadline_ms: 60_000 }, auth)).body.correlation_id as string;
+      await waitFor(async () => (await getJson(`${f.url}/v1/workflows/${id}`, auth)).status === 200, { what: 'the hub to record the workflow' });
+      // The server's subscriptions on the workflow's subjects: the follower's, while it follows.
+      const following = async () => {
+        const connz = (await (await fetch(`${f.nats.monitorUrl}/connz?subs=detail`)).json()) as { connections: Array<{ subscriptions_list_detail?: Array<{ subject: string }> }> };
+        return connz.connections.flatMap((c) => c.subscriptions_list_detail ?? []).filter((d) => d.subject.endsWith(`.${id}`)).length;
+      };
+      expect(await following()).toBe(0);
+      for (const [version, method] of [['1.0', 'SubscribeToTask'], ['0.3', 'tasks/resubscribe']]) {
+        const leave = new AbortController();
+        const res = await fetch(`${f.url}/a2a`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...auth, 'A2A-Version': version },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { id } }),
+          signal: leave.signal,
+        });
+        const first = await res.body!.getReader().read();
+        expect(new TextDecoder().decode(first.value)).toContain(id);
+        await waitFor(async () => (await following()) === 1, { what: `the ${method} stream to follow the workflow` });
+        leave.abort();
+        await waitFor(async () => (await following()) === 0, { what: `the ${method} stream to stop following once its client left`, timeoutMs: 5_000 });
+      }
+    } finally {
+      f.chorus.components.push(await startProfiles(f.chorus.bus, f.config, f.log));
     }
   });
 

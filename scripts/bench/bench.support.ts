@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startNats, type NatsHandle } from '@chorus/testing';
 
@@ -154,21 +154,16 @@ export interface BenchNats {
 }
 
 export async function startBenchNats(): Promise<BenchNats> {
-  const handle = await startNats({ own: true, extraConfig: 'http: "127.0.0.1:-1"' });
-  const server = handle.server;
-  if (!server || !handle.dir) {
+  const handle = await startNats({ monitoring: true }).catch((e: unknown) => {
+    throw new Error(`the benchmark needs the nats-server binary (it reads the server's CPU and traffic counters): ${String(e)}`);
+  });
+  const { server, dir, monitorUrl } = handle;
+  if (!server || !dir || !monitorUrl) {
     await handle.stop();
-    throw new Error('the benchmark needs the nats-server binary (it reads the server\'s CPU and traffic counters)');
+    throw new Error(`nats-server wrote no monitoring port${dir ? ` in ${dir}` : ''}`);
   }
   const pid = server.pid!;
   killOnExit(server.child);
-  removeOnExit(handle.dir);
-  const portsFile = readdirSync(handle.dir).find((f) => f.endsWith(`_${pid}.ports`));
-  const ports = portsFile ? (JSON.parse(readFileSync(join(handle.dir, portsFile), 'utf8')) as { monitoring?: string[] }) : {};
-  const monitorUrl = ports.monitoring?.[0];
-  if (!monitorUrl) {
-    await handle.stop();
-    throw new Error(`nats-server wrote no monitoring port in ${handle.dir}`);
-  }
-  return { handle, url: handle.url, pid, monitorUrl: monitorUrl.replace(/\/$/, ''), stop: () => handle.stop() };
+  removeOnExit(dir);
+  return { handle, url: handle.url, pid, monitorUrl, stop: () => handle.stop() };
 }

@@ -59,6 +59,8 @@ export class NatsServerProcess {
     readonly options: NatsServerOptions,
     readonly port: number,
     readonly clusterPort: number | undefined,
+    /** `http://<host>:<port>` of the HTTP monitoring endpoint, when the config turns it on (`http: ...`). */
+    readonly monitorUrl: string | undefined,
   ) {
     this.exited = new Promise((resolve) => {
       if (child.exitCode !== null) resolve(child.exitCode);
@@ -98,7 +100,7 @@ export class NatsServerProcess {
       child.once('exit', () => process.removeListener('exit', kill));
     }
     const ports = await waitForPorts(options.dir, child, options.startTimeoutMs ?? 10_000);
-    const server = new NatsServerProcess(child, options, ports.client, ports.cluster);
+    const server = new NatsServerProcess(child, options, ports.client, ports.cluster, ports.monitoring);
     if (!(await waitForTcp(options.host, ports.client, options.startTimeoutMs ?? 10_000))) {
       child.kill('SIGKILL');
       throw new Error(`nats-server did not accept connections on ${options.host}:${ports.client}`);
@@ -119,7 +121,7 @@ export class NatsServerProcess {
   }
 }
 
-async function waitForPorts(dir: string, child: ChildProcess, timeoutMs: number): Promise<{ client: number; cluster?: number }> {
+async function waitForPorts(dir: string, child: ChildProcess, timeoutMs: number): Promise<{ client: number; cluster?: number; monitoring?: string }> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`nats-server exited with code ${child.exitCode} before listening`);
@@ -128,10 +130,11 @@ async function waitForPorts(dir: string, child: ChildProcess, timeoutMs: number)
     if (file && existsSync(file)) {
       const text = readFileSync(file, 'utf8');
       if (text.trim()) {
-        const ports = JSON.parse(text) as { nats?: string[]; cluster?: string[] };
+        const ports = JSON.parse(text) as { nats?: string[]; cluster?: string[]; monitoring?: string[] };
         const client = ports.nats?.[0] ? Number(new URL(ports.nats[0]).port) : NaN;
         const cluster = ports.cluster?.[0] ? Number(new URL(ports.cluster[0]).port) : undefined;
-        if (Number.isFinite(client)) return { client, cluster };
+        const monitoring = ports.monitoring?.[0]?.replace(/\/$/, '');
+        if (Number.isFinite(client)) return { client, cluster, monitoring };
       }
     }
     await new Promise((r) => setTimeout(r, 10));

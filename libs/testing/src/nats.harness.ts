@@ -13,6 +13,8 @@ export interface NatsHandle {
   dir?: string;
   /** The server's log (permission violations, …), in binary mode. */
   logFile?: string;
+  /** `http://127.0.0.1:<port>` of its HTTP monitoring endpoint (`/varz`, `/connz`), with `monitoring`. */
+  monitorUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -21,6 +23,8 @@ export interface StartNatsOptions {
   own?: boolean;
   /** Extra nats-server config (binary mode only). */
   extraConfig?: string;
+  /** Serve the HTTP monitoring endpoint on a free port (`monitorUrl`); implies `own`, binary mode only. */
+  monitoring?: boolean;
 }
 
 /**
@@ -31,26 +35,29 @@ export interface StartNatsOptions {
  */
 export async function startNats(options: StartNatsOptions = {}): Promise<NatsHandle> {
   const force = process.env.NATS_HARNESS;
-  if (process.env.NATS_URL && !options.own && (!force || force === 'env')) {
+  if (process.env.NATS_URL && !options.own && !options.monitoring && (!force || force === 'env')) {
     return { url: process.env.NATS_URL, kind: 'env', stop: async () => undefined };
   }
   const binary = force === 'testcontainers' ? undefined : findNatsServerBinary([process.env.NATS_SERVER_BIN]);
   if (binary) {
     const dir = mkdtempSync(join(tmpdir(), 'chorus-nats-'));
     const logFile = join(dir, 'nats-server.log');
-    const server = await NatsServerProcess.start({ binary, dir, host: '127.0.0.1', port: -1, extraConfig: options.extraConfig, logFile });
+    const extraConfig = [options.extraConfig, options.monitoring ? 'http: "127.0.0.1:-1"' : undefined].filter(Boolean).join('\n') || undefined;
+    const server = await NatsServerProcess.start({ binary, dir, host: '127.0.0.1', port: -1, extraConfig, logFile });
     return {
       url: server.url,
       kind: 'binary',
       server,
       dir,
       logFile,
+      monitorUrl: server.monitorUrl,
       stop: async () => {
         await server.stop();
         rmSync(dir, { recursive: true, force: true });
       },
     };
   }
+  if (options.monitoring) throw new Error('the HTTP monitoring endpoint needs the nats-server binary (NATS_SERVER_BIN or PATH)');
   return startContainer();
 }
 

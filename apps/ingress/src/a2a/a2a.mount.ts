@@ -43,7 +43,9 @@ export function mountA2A(
     (req: Request & { chorusUser?: A2AUser }, res: Response, next: NextFunction) => {
       try {
         const scope = resolveTenant(deps.keys, req);
-        req.chorusUser = new A2AUser(scope.tenant, scope.authenticated);
+        const gone = new AbortController();
+        res.on('close', () => gone.abort());
+        req.chorusUser = new A2AUser(scope.tenant, scope.authenticated, gone.signal);
         next();
       } catch (e) {
         const status = (e as HttpException).getStatus?.() ?? 401;

@@ -92,11 +92,13 @@ export class ChorusExecutor implements AgentExecutor {
    * for every step, then its artifacts and exactly one terminal status, as the hub's ledger has it;
    * or, if the hub has not confirmed an end `watchGraceMs` after the deadline, one `working` update
    * saying so. `execute` publishes them for the task it starts; ChorusRequestHandler streams them to
-   * a resubscriber of a task started elsewhere (over REST, by another replica).
+   * a resubscriber of a task started elsewhere (over REST, by another replica), until `signal`
+   * aborts (its client left).
    */
-  async *follow(taskId: string, contextId: string, tenant: string, deadline?: string): AsyncGenerator<AgentExecutionEvent> {
-    const watching = watchWorkflow(this.bus, tenant, taskId, { since: new Date(Date.now() - 60_000), giveUpAfterDeadlineMs: this.watchGraceMs, deadline });
+  async *follow(taskId: string, contextId: string, tenant: string, deadline?: string, signal?: AbortSignal): AsyncGenerator<AgentExecutionEvent> {
+    const watching = watchWorkflow(this.bus, tenant, taskId, { since: new Date(Date.now() - 60_000), giveUpAfterDeadlineMs: this.watchGraceMs, deadline, signal });
     for await (const event of watching) {
+      if (signal?.aborted) return;
       if (event.kind === 'terminal') {
         // The watch ends on the hub ledger's view of the finished workflow (never on an announcement alone).
         yield* this.finish(event.view, taskId, contextId);

@@ -14,9 +14,9 @@ import type { ChorusTaskStore } from './chorus.task-store';
  * the same artifacts and one terminal status. What the SDK does itself stays its own: refusing an
  * unknown or already finished task (as A2A 1.0 has it), and streaming a task running here.
  *
- * Like the SDK's own stream, this one is not told when its client goes away: it ends with the
- * workflow, or CHORUS_WATCH_GRACE_MS after its deadline if the hub never confirms an end (a task
- * whose deadline the ledger cannot give is not followed).
+ * It ends with the workflow, when its client goes away (the SDK does not say so; the caller's
+ * `A2AUser.gone` does), or CHORUS_WATCH_GRACE_MS after its deadline if the hub never confirms an end
+ * (a task whose deadline the ledger cannot give is not followed).
  */
 export class ChorusRequestHandler extends DefaultRequestHandler {
   constructor(
@@ -56,13 +56,14 @@ export class ChorusRequestHandler extends DefaultRequestHandler {
     } catch (e) {
       throw nameTerminalState(e);
     }
-    const tenant = (context.user as A2AUser | undefined)?.tenant;
-    if (runningHere || !task || !tenant) return;
+    const user = context.user as A2AUser | undefined;
+    const tenant = user?.tenant;
+    if (runningHere || !task || !tenant || user.gone?.aborted) return;
     // The deadline bounds the wait for a hub that never confirms the end (the SDK does not stop its
     // stream when the client leaves); the ledger has it. Without it there is no bound: not followed.
     const view = await this.client.workflow(task.id, tenant).catch(() => null);
     if (!view) return;
-    for await (const event of this.chorus.follow(task.id, task.contextId, tenant, view.deadline)) {
+    for await (const event of this.chorus.follow(task.id, task.contextId, tenant, view.deadline, user.gone)) {
       if (event.kind === 'statusUpdate') yield { payload: { $case: 'statusUpdate', value: event.data } };
       else if (event.kind === 'artifactUpdate') yield { payload: { $case: 'artifactUpdate', value: event.data } };
     }
