@@ -1,3 +1,5 @@
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
 import { getJson, postJson, startChorusFixture, type ChorusFixture } from './chorus.fixture';
 import { waitFor } from '@chorus/testing';
 import { readSse } from './sse';
@@ -258,6 +260,39 @@ describe('front door: OpenAPI', () => {
       deadline: f.config.workflow.defaultDeadlineMs,
       max: f.config.workflow.maxDeadlineMs,
     });
+  });
+
+  it('OpenAPI - real answers match the response schemas the document publishes, field for field', async () => {
+    const doc = (await getJson(`${f.url}/docs/openapi.json`)).body;
+    // Every field an answer carries must be documented: the published objects are closed here.
+    const closed = JSON.parse(JSON.stringify(doc.components.schemas), (_key, value) =>
+      value && typeof value === 'object' && value.type === 'object' && value.properties && value.additionalProperties === undefined ? { ...value, additionalProperties: false } : value,
+    );
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    addFormats(ajv);
+    ajv.addSchema({ $id: 'openapi', components: { schemas: closed } });
+    const schemaOf = (path: string, method: string, status: number) => {
+      const content = doc.paths[path][method].responses[String(status)]?.content?.['application/json']?.schema;
+      expect({ path, method, status, documented: content !== undefined }).toEqual({ path, method, status, documented: true });
+      return JSON.parse(JSON.stringify(content).replace(/"#\/components/g, '"openapi#/components'));
+    };
+    const check = (path: string, method: string, answer: { status: number; body: unknown }) => {
+      const validate = ajv.compile(schemaOf(path, method, answer.status));
+      expect({ path, method, status: answer.status, errors: validate(answer.body) ? null : validate.errors }).toEqual({ path, method, status: answer.status, errors: null });
+    };
+
+    const accepted = await postJson(`${f.url}/v1/queries`, { query: 'what does the hub record' });
+    check('/v1/queries', 'post', accepted);
+    const id = accepted.body.correlation_id as string;
+    await waitFor(async () => ['completed', 'failed'].includes((await getJson(`${f.url}/v1/workflows/${id}`)).body.status), { what: 'the workflow to end' });
+    check('/v1/queries', 'post', await postJson(`${f.url}/v1/queries?wait=true`, { query: 'what does the hub record', top_k: 3 }));
+    check('/v1/queries', 'post', await postJson(`${f.url}/v1/queries`, { query: '', top_k: 0 }));
+    check('/v1/workflows/{id}', 'get', await getJson(`${f.url}/v1/workflows/${id}`));
+    check('/v1/workflows/{id}', 'get', await getJson(`${f.url}/v1/workflows/no-such-workflow`));
+    check('/v1/workflows/{id}/history', 'get', await getJson(`${f.url}/v1/workflows/${id}/history`));
+    check('/v1/workflows', 'get', await getJson(`${f.url}/v1/workflows?limit=2`));
+    check('/v1/workflows/{id}/cancel', 'post', await postJson(`${f.url}/v1/workflows/${id}/cancel`, {}));
+    check('/v1/workflows/{id}/retry', 'post', await postJson(`${f.url}/v1/workflows/${id}/retry`, {}));
   });
 });
 

@@ -1,5 +1,6 @@
 import { Controller, Get, Inject, NotFoundException, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ErrorBodySchema } from './openapi.schemas';
 import type { Request, Response } from 'express';
 import { Bus, ChorusClient, readWorkflowHistory, watchWorkflow } from '@chorus/bus';
 import type { Envelope } from '@chorus/envelope';
@@ -56,7 +57,7 @@ export class EventsController {
   @ApiProduces('text/event-stream')
   @ApiResponse({ status: 200, description: 'An event stream: `status`, `step`s, then one `terminal` (or `unconfirmed`) event' })
   @ApiResponse({ status: 204, description: 'Last-Event-ID names the terminal event: nothing more to send' })
-  @ApiResponse({ status: 404, description: "Unknown, expired, or another tenant's" })
+  @ApiResponse({ status: 404, type: ErrorBodySchema, description: "Unknown, expired, or another tenant's" })
   async events(
     @Param('id') id: string,
     @Query('tenant_id') requested: string | undefined,

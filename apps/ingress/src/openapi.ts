@@ -1,13 +1,14 @@
 import { applyDecorators } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ApiResponse, DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { ErrorBodySchema } from './openapi.schemas';
 
 /** What every route that reads or acts on workflows may answer besides its own. */
 export const ApiCommonResponses = () =>
   applyDecorators(
-    ApiResponse({ status: 400, description: 'An invalid id, tenant_id, filter or body, or an unknown query parameter: `errors` names each' }),
-    ApiResponse({ status: 401, description: 'Missing or unknown API key (when API keys are configured)' }),
-    ApiResponse({ status: 503, description: 'NATS or the hub is not answering right now (Retry-After): try again' }),
+    ApiResponse({ status: 400, type: ErrorBodySchema, description: 'An invalid id, tenant_id, filter or body, or an unknown query parameter: `errors` names each' }),
+    ApiResponse({ status: 401, type: ErrorBodySchema, description: 'Missing or unknown API key (when API keys are configured)' }),
+    ApiResponse({ status: 503, type: ErrorBodySchema, description: 'NATS or the hub is not answering right now (Retry-After): try again' }),
   );
 
 /** What the document says of the query body that depends on the deployment's settings. */

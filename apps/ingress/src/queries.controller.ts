@@ -1,5 +1,5 @@
 import { Controller, Headers, HttpCode, Inject, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiHeader, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiExtraModels, ApiHeader, ApiOperation, ApiQuery, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ChorusClient } from '@chorus/bus';
 import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE, isTerminalStatus, type FieldError, type WorkflowView } from '@chorus/envelope';
@@ -7,6 +7,7 @@ import { errorBody, InvalidRequestException } from './http.errors';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
 import { unknownQueryParams } from './query-params.guard';
 import { RequestValidationPipe } from './request-validation.pipe';
+import { AcceptedSchema, ErrorBodySchema, WorkflowViewSchema } from './openapi.schemas';
 import { SubmitQueryDto } from './submit-query.dto';
 import { Tenant, scopedTenant, type TenantScope } from './tenant.guard';
 
@@ -16,6 +17,7 @@ export interface Accepted {
 }
 
 @ApiTags('queries')
+@ApiExtraModels(AcceptedSchema, WorkflowViewSchema)
 @Controller('v1/queries')
 export class QueriesController {
   private readonly bodyPipe = new RequestValidationPipe();
@@ -36,15 +38,18 @@ export class QueriesController {
   @ApiOperation({ summary: 'Start a workflow' })
   @ApiQuery({ name: 'wait', required: false, type: String, enum: ['true', '1', '', 'false', '0'], description: '`true`, `1` or a bare `?wait`: answer with the finished workflow; `false`, `0` or none: 202 at once; anything else is a 400' })
   @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'The same key returns the same workflow (200)' })
-  @ApiResponse({ status: 202, description: '`{correlation_id, status_url}`' })
-  @ApiResponse({ status: 200, description: 'With ?wait=true: the finished workflow; with a known Idempotency-Key (or, under the session strategy, the same request of the session within its second): its id' })
-  @ApiResponse({ status: 400, description: 'Every invalid field, in `errors`' })
-  @ApiResponse({ status: 401, description: 'Missing or unknown API key' })
-  @ApiResponse({ status: 403, description: "The body names another tenant than the API key's" })
-  @ApiResponse({ status: 413, description: 'The body is larger than the limit' })
-  @ApiResponse({ status: 415, description: 'Not a JSON body (Content-Type application/json, UTF-8)' })
-  @ApiResponse({ status: 422, description: 'The Idempotency-Key named a workflow started with another request; `errors` says which fields differ' })
-  @ApiResponse({ status: 504, description: 'With ?wait=true: not finished by its deadline' })
+  @ApiResponse({ status: 202, type: AcceptedSchema, description: '`{correlation_id, status_url}`' })
+  @ApiResponse({
+    status: 200,
+    schema: { oneOf: [{ $ref: getSchemaPath(WorkflowViewSchema) }, { $ref: getSchemaPath(AcceptedSchema) }] },
+    description: 'With ?wait=true: the finished workflow; with a known Idempotency-Key (or, under the session strategy, the same request of the session within its second): its id' })
+  @ApiResponse({ status: 400, type: ErrorBodySchema, description: 'Every invalid field, in `errors`' })
+  @ApiResponse({ status: 401, type: ErrorBodySchema, description: 'Missing or unknown API key' })
+  @ApiResponse({ status: 403, type: ErrorBodySchema, description: "The body names another tenant than the API key's" })
+  @ApiResponse({ status: 413, type: ErrorBodySchema, description: 'The body is larger than the limit' })
+  @ApiResponse({ status: 415, type: ErrorBodySchema, description: 'Not a JSON body (Content-Type application/json, UTF-8)' })
+  @ApiResponse({ status: 422, type: ErrorBodySchema, description: 'The Idempotency-Key named a workflow started with another request; `errors` says which fields differ' })
+  @ApiResponse({ status: 504, type: WorkflowViewSchema, description: 'With ?wait=true: not finished by its deadline' })
   @ApiBody({ type: SubmitQueryDto })
   async submit(
     @Query('wait') wait: string | undefined,

@@ -9,6 +9,7 @@ import { checkIds, errorBody } from './http.errors';
 import { QueryParams } from './query-params.guard';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
 import { ApiCommonResponses } from './openapi';
+import { CancellingSchema, ConflictBodySchema, ErrorBodySchema, HistoryReplySchema, ListReplySchema, RetryStartedSchema, WorkflowViewSchema } from './openapi.schemas';
 
 @ApiTags('workflows')
 @ApiCommonResponses()
@@ -44,6 +45,7 @@ export class WorkflowsController {
     description:
       'Listed from the hub\'s index of its most recent workflows (CHORUS_HUB_RECENT). `complete: false` means the list ended there while older workflows exist; each is still found by id.',
   })
+  @ApiResponse({ status: 200, type: ListReplySchema, description: 'A page of workflows, newest first' })
   list(@Query() query: ListWorkflowsDto, @Tenant() scope: TenantScope): Promise<ListReply> {
     // Development mode lists every tenant unless one is asked for; with keys, only the key's.
     const tenant = scope.authenticated ? scopedTenant(scope, query.tenant_id) : query.tenant_id;
@@ -53,10 +55,10 @@ export class WorkflowsController {
   @Get(':id')
   @QueryParams('tenant_id')
   @ApiOperation({ summary: 'A workflow: status, steps, agents, errors, duplicates dropped, result' })
-  @ApiResponse({ status: 200, description: 'The workflow as the hub records it (docs/hub.md: the workflow record)' })
-  @ApiResponse({ status: 400, description: 'An invalid id or tenant_id, or an unknown query parameter; `errors` names each' })
-  @ApiResponse({ status: 404, description: "Unknown, expired, or another tenant's" })
-  @ApiResponse({ status: 503, description: 'Accepted, but the hub has not recorded it yet (or is not answering): retry' })
+  @ApiResponse({ status: 200, type: WorkflowViewSchema, description: 'The workflow as the hub records it (docs/hub.md: the workflow record)' })
+  @ApiResponse({ status: 400, type: ErrorBodySchema, description: 'An invalid id or tenant_id, or an unknown query parameter; `errors` names each' })
+  @ApiResponse({ status: 404, type: ErrorBodySchema, description: "Unknown, expired, or another tenant's" })
+  @ApiResponse({ status: 503, type: ErrorBodySchema, description: 'Accepted, but the hub has not recorded it yet (or is not answering): retry' })
   async workflow(
     @Param('id') id: string,
     @Query('tenant_id') tenant: string | undefined,
@@ -69,9 +71,9 @@ export class WorkflowsController {
   @Get(':id/history')
   @QueryParams('tenant_id')
   @ApiOperation({ summary: "The workflow's envelopes in stream order (its audit trail)" })
-  @ApiResponse({ status: 200, description: '`{correlation_id, tenant_id, envelopes}`, each envelope as published' })
-  @ApiResponse({ status: 404, description: "Unknown, expired, or another tenant's" })
-  @ApiResponse({ status: 503, description: 'Accepted, but the hub has not recorded it yet (or is not answering): retry' })
+  @ApiResponse({ status: 200, type: HistoryReplySchema, description: '`{correlation_id, envelopes}`, each envelope as published' })
+  @ApiResponse({ status: 404, type: ErrorBodySchema, description: "Unknown, expired, or another tenant's" })
+  @ApiResponse({ status: 503, type: ErrorBodySchema, description: 'Accepted, but the hub has not recorded it yet (or is not answering): retry' })
   async history(
     @Param('id') id: string,
     @Query('tenant_id') tenant: string | undefined,
@@ -90,9 +92,9 @@ export class WorkflowsController {
   @QueryParams('tenant_id')
   @HttpCode(202)
   @ApiOperation({ summary: 'Cancel a workflow that has not finished' })
-  @ApiResponse({ status: 202, description: '`{correlation_id, status: "cancelling"}`: the hub records it as cancelled' })
-  @ApiResponse({ status: 404, description: "Unknown, expired, or another tenant's" })
-  @ApiResponse({ status: 409, description: 'Already finished' })
+  @ApiResponse({ status: 202, type: CancellingSchema, description: '`{correlation_id, status: "cancelling"}`: the hub records it as cancelled' })
+  @ApiResponse({ status: 404, type: ErrorBodySchema, description: "Unknown, expired, or another tenant's" })
+  @ApiResponse({ status: 409, type: ConflictBodySchema, description: 'Already finished' })
   @ApiBody({ type: CancelWorkflowDto, required: false })
   async cancel(
     @Param('id') id: string,
@@ -118,11 +120,11 @@ export class WorkflowsController {
   @QueryParams('tenant_id')
   @HttpCode(202)
   @ApiOperation({ summary: 'Retry a workflow that failed, timed out, was cancelled or completed degraded' })
-  @ApiResponse({ status: 202, description: '`{correlation_id, tenant_id, retry_of, deadline, status_url}` of the new workflow, once the hub has recorded it' })
-  @ApiResponse({ status: 200, description: 'Retried before: the same, for that retry' })
-  @ApiResponse({ status: 404, description: "Unknown, expired, or another tenant's" })
-  @ApiResponse({ status: 409, description: '`error_type` NOT_RETRYABLE (not ended, completed with every lens, or its retry has left the ledger) or RETRY_IMPOSSIBLE (its query is no longer in the stream, or could not be published again)' })
-  @ApiResponse({ status: 503, description: 'The hub has not applied the request within 5 s: ask again (for the same retry)' })
+  @ApiResponse({ status: 202, type: RetryStartedSchema, description: '`{correlation_id, tenant_id, retry_of, deadline, status_url}` of the new workflow, once the hub has recorded it' })
+  @ApiResponse({ status: 200, type: RetryStartedSchema, description: 'Retried before: the same, for that retry' })
+  @ApiResponse({ status: 404, type: ErrorBodySchema, description: "Unknown, expired, or another tenant's" })
+  @ApiResponse({ status: 409, type: ConflictBodySchema, description: '`error_type` NOT_RETRYABLE (not ended, completed with every lens, or its retry has left the ledger) or RETRY_IMPOSSIBLE (its query is no longer in the stream, or could not be published again)' })
+  @ApiResponse({ status: 503, type: ErrorBodySchema, description: 'The hub has not applied the request within 5 s: ask again (for the same retry)' })
   @ApiBody({ type: RetryWorkflowDto, required: false })
   async retry(
     @Param('id') id: string,
