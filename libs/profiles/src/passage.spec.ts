@@ -36,13 +36,24 @@ describe('bestPassage', () => {
     expect(p.endsWith('…')).toBe(true);
   });
 
+  it('bestPassage - a sentence longer than the budget that matches beats windows that do not: the part around its match', () => {
+    const long = `The hub keeps a ledger of every workflow, ${'with its steps, agents and errors, '.repeat(4)}and counts the duplicates it drops by key.`;
+    const doc = `Chorus is a message bus. ${long} The responder writes the answer.`;
+    const p = bestPassage(doc, terms('how are duplicates counted'), 80);
+    expect(p.length).toBeLessThanOrEqual(80);
+    expect(p.startsWith('…')).toBe(true);
+    expect(p).toContain('counts the duplicates it drops');
+    // A window that fits and matches as much is still preferred.
+    expect(bestPassage(`${doc} Duplicates are counted.`, terms('how are duplicates counted'), 80)).toBe('The responder writes the answer. Duplicates are counted.');
+  });
+
   it('bestPassage - never longer than the budget, and only words of the text', () => {
     fc.assert(
       fc.property(fc.array(fc.constantFrom('alpha', 'beta', 'gamma.', 'delta', 'Epsilon', 'zeta!', 'eta?'), { maxLength: 200 }), fc.integer({ min: 20, max: 400 }), (words, max) => {
         const t = words.join(' ');
         const p = bestPassage(t, terms('beta zeta'), max);
         expect(p.length).toBeLessThanOrEqual(Math.max(max, 0));
-        for (const w of p.replace('…', '').split(/\s+/).filter(Boolean)) expect(t).toContain(w);
+        for (const w of p.replace(/…/g, '').split(/\s+/).filter(Boolean)) expect(t).toContain(w);
       }),
     );
   });

@@ -29,12 +29,28 @@ export function bestPassage(text: string, terms: ReadonlySet<string>, maxChars: 
     if (length > maxChars) continue;
     if (best === null || score > best.score || (score === best.score && start === best.start)) best = { score, start, end: end + 1 };
   }
-  if (best === null) {
-    // Every sentence is longer than the budget: the best one, cut.
-    const top = matches.indexOf(Math.max(...matches));
-    return cut(sentences[top], maxChars);
+  // A sentence longer than the budget is in no window: when it matches more terms than every window
+  // that fits (or none fits), the part of it around its first match is the passage.
+  const top = matches.indexOf(Math.max(...matches));
+  if (best === null || matches[top] > best.score) {
+    const excerpt = excerptAround(sentences[top], terms, maxChars);
+    if (best === null || countMatches(new Set(analyzeEnglish(excerpt)), terms) > best.score) return excerpt;
   }
   return sentences.slice(best.start, best.end).join(' ');
+}
+
+/**
+ * At most `maxChars` of one long sentence: its words from just before the first that matches a
+ * term, marked with … where the sentence goes on; from its start when that fits or nothing matches.
+ */
+function excerptAround(sentence: string, terms: ReadonlySet<string>, maxChars: number): string {
+  const words = sentence.split(' ');
+  const first = words.findIndex((w) => analyzeEnglish(w).some((t) => terms.has(t)));
+  const start = Math.max(0, first - 2);
+  const matchEnd = first < 0 ? 0 : words.slice(0, first + 1).join(' ').length;
+  if (first < 0 || start === 0 || matchEnd < maxChars - 1) return cut(sentence, maxChars);
+  const rest = words.slice(start).join(' ');
+  return `…${cut(rest, maxChars - 1)}`;
 }
 
 /** A text's sentences and the distinct analyzed terms of each: what {@link bestPassage} scores. */
