@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, release, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { endQuietlyWhenOutputCloses } from '@chorus/bus';
 import { BenchUsageError, benchCommandLine, benchUsage, parseBenchOptions, type BenchOptions } from './bench.options';
 import { REPO_ROOT, snapshotDist } from './bench.support';
 import { renderChart } from './chart';
@@ -318,6 +319,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
+// `chorus bench | head` ends quietly, stopping the servers and apps it started ('exit' handlers).
+endQuietlyWhenOutputCloses();
 main().then(
   () => process.exit(0),
   (e) => {

@@ -1,15 +1,8 @@
+import { endQuietlyWhenOutputCloses } from '@chorus/bus';
 import { runCli } from './cli';
 
-// A reader that stops reading (`chorus watch <id> | head -1`) closes the pipe: its choice, not a
-// failure, so the command ends quietly instead of dying of an unhandled EPIPE. A closed stderr
-// only loses the messages: the command goes on to its own exit code.
-process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-  if (e.code !== 'EPIPE') throw e;
-  process.exit(0);
-});
-process.stderr.on('error', (e: NodeJS.ErrnoException) => {
-  if (e.code !== 'EPIPE') throw e;
-});
+// `chorus watch <id> | head -1` ends quietly once head has its line.
+endQuietlyWhenOutputCloses();
 
 /** `chorus …`: the command-line client, on the bus. */
 runCli(process.argv.slice(2), {

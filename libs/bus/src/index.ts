@@ -30,7 +30,7 @@ export { requestReply, serveRequests, type Reply, type Responder } from './reque
 export { releaseAnsweredRequestsCheaply } from './request-release';
 export { coalesceSocketWrites } from './write-coalescing';
 export { serveNestPattern, type NestError } from './nest-compat.gateway';
-export { runProcess, runStandalone, type Component, type ProcessOptions, type RunningProcess } from './process.runtime';
+export { endQuietlyWhenOutputCloses, runProcess, runStandalone, type Component, type ProcessOptions, type RunningProcess } from './process.runtime';
 export { readWorkflowHistory, type HistoryEntry } from './workflow.history';
 export { AGENT_METADATA_KEY, discoverServices, registerAgentService, ServiceDirectory, type DiscoveredService, type ServiceDirectoryOptions } from './service.directory';
 export { confirmEnded, terminalStatusOf, watchWorkflow, type WorkflowEvent } from './workflow.watch';

@@ -115,3 +115,19 @@ export async function runStandalone(
   log.info(`${starter.name} ready`);
   return running;
 }
+
+/**
+ * For a command whose output may be piped: a reader that stops reading (`… | head -1`) closes the
+ * pipe, its choice and not a failure, so the process ends quietly with exit code 0 (its 'exit'
+ * handlers still run: children it started are stopped) instead of dying of an unhandled EPIPE.
+ * A closed stderr only loses the messages: the command goes on to its own exit code.
+ */
+export function endQuietlyWhenOutputCloses(): void {
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+    process.exit(0);
+  });
+  process.stderr.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+  });
+}
