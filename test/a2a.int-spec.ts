@@ -358,7 +358,7 @@ describe('A2A', () => {
     }
   });
 
-  it('A2A - a task id param that is not a string is a -32602 naming the field and the type, with the request id, under both protocol versions', async () => {
+  it('A2A - a task id param that is not a string, or a 0.3 list param that is not an array, is a -32602 naming the field and the type, with the request id, under both protocol versions', async () => {
     const msg03 = (taskId: unknown) => ({ message: { kind: 'message', messageId: randomUUID(), role: 'user', taskId, parts: [{ kind: 'text', text: 'x' }] } });
     const msg10 = (key: string, taskId: unknown) => ({ message: { messageId: randomUUID(), role: 'ROLE_USER', [key]: taskId, parts: [{ text: 'x' }] } });
     const cases: Array<[version: string, method: string, params: unknown, expected: string]> = [
@@ -373,6 +373,10 @@ describe('A2A', () => {
       ['1.0', 'SubscribeToTask', { id: 5 }, 'id must be a string, not a number'],
       ['1.0', 'SendMessage', msg10('taskId', 5), 'message.taskId must be a string, not a number'],
       ['1.0', 'SendStreamingMessage', msg10('task_id', {}), 'message.task_id must be a string, not an object'],
+      // The 0.3 layer iterates list params as they are ("is not iterable", -32603).
+      ['0.3', 'message/send', { message: { ...msg03(undefined).message, referenceTaskIds: 5 } }, 'message.referenceTaskIds must be an array, not a number'],
+      ['0.3', 'message/stream', { message: { ...msg03(undefined).message, extensions: 'x' } }, 'message.extensions must be an array, not a string'],
+      ['0.3', 'message/send', { ...msg03(undefined), configuration: { acceptedOutputModes: {} } }, 'configuration.acceptedOutputModes must be an array, not an object'],
     ];
     for (const [i, [version, method, params, expected]] of cases.entries()) {
       const id = `req-${i}`;

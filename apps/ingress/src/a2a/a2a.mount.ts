@@ -57,7 +57,7 @@ export function mountA2A(
     // nothing of ours runs before its handler, so it is read here first (the SDK's then finds it read).
     express.json(),
     refuseWhileBusAway(deps.bus),
-    refuseNonStringIds,
+    refuseMistypedParams,
     jsonRpcHandler({
       requestHandler: handler,
       userBuilder: async (req) => (req as Request & { chorusUser: A2AUser }).chorusUser,
@@ -121,27 +121,41 @@ const ID_PARAMS = new Map<string, readonly string[]>([
 ]);
 
 /**
+ * The list params of the 0.3 methods that the SDK's 0.3 layer iterates as they are (its 1.0 layer
+ * reads a list that is not an array as empty).
+ */
+const LIST_PARAMS = new Map<string, readonly string[]>([
+  ['0.3 message/send', ['message.referenceTaskIds', 'message.extensions', 'configuration.acceptedOutputModes']],
+  ['0.3 message/stream', ['message.referenceTaskIds', 'message.extensions', 'configuration.acceptedOutputModes']],
+]);
+
+/**
  * @a2a-js/sdk 1.3.0 does not check the type of a task id it is given. Its 0.3 layer passes `id` and
  * `message.taskId` on as they are and calls `.trim()` on them, so a number or an object was a -32603
  * "taskId.trim is not a function"; its 1.0 layer makes a string of them, so `{}` was looked up as
- * the task "[object Object]". Until the SDK checks them, such a request (one the SDK would read:
- * a JSON-RPC 2.0 request object with object params; a batch it refuses whole) is refused here with
- * -32602, naming the field, in the error shape of its version.
+ * the task "[object Object]". Its 0.3 layer also iterates the list params as they are, so
+ * `referenceTaskIds: 5` was a -32603 "is not iterable". Until the SDK checks them, such a request
+ * (one the SDK would read: a JSON-RPC 2.0 request object with object params; a batch it refuses
+ * whole) is refused here with -32602, naming the field, in the error shape of its version.
  */
-function refuseNonStringIds(req: Request, res: Response, next: NextFunction): void {
+function refuseMistypedParams(req: Request, res: Response, next: NextFunction): void {
   const body = req.body as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown } | undefined;
   const version = req.header(A2A_VERSION_HEADER) || '0.3';
-  const fields = isObject(body) && body.jsonrpc === '2.0' && isRpcId(body.id) ? ID_PARAMS.get(`${version} ${String(body.method)}`) : undefined;
+  const method = isObject(body) && body.jsonrpc === '2.0' && isRpcId(body.id) ? `${version} ${String(body.method)}` : undefined;
   const params = body?.params;
-  if (!fields || !isObject(params)) {
+  if (!method || !isObject(params)) {
     next();
     return;
   }
-  for (const field of fields) {
+  const checks = [
+    ...(ID_PARAMS.get(method) ?? []).map((field) => ({ field, rule: 'a string', ok: (v: unknown) => typeof v === 'string' })),
+    ...(LIST_PARAMS.get(method) ?? []).map((field) => ({ field, rule: 'an array', ok: Array.isArray })),
+  ];
+  for (const { field, rule, ok } of checks) {
     const value = field.split('.').reduce<unknown>((v, key) => (isObject(v) ? v[key] : undefined), params);
-    if (value === undefined || value === null || typeof value === 'string') continue;
+    if (value === undefined || value === null || ok(value)) continue;
     const kind = Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
-    const message = `Invalid params: ${field} must be a string, not ${kind}`;
+    const message = `Invalid params: ${field} must be ${rule}, not ${kind}`;
     const error = version === '0.3' ? { code: RpcErrorCodes.InvalidParams, message } : JsonRpcTransportHandler.mapToJSONRPCError(new RequestMalformedError(message));
     res.status(200).json({ jsonrpc: '2.0', id: body?.id ?? null, error });
     return;
