@@ -197,10 +197,13 @@ describe('front door: tenancy', () => {
     expect(cancel.status).toBe(404);
     const listed = (await (await fetch(`${f.url}/v1/workflows`, { headers: auth(GLOBEX) })).json()) as { workflows: unknown[] };
     expect(listed.workflows).toEqual([]);
-    const stats = (await (await fetch(`${f.url}/v1/stats`, { headers: auth(GLOBEX) })).json()) as { totals: { created: number } };
-    expect(stats.totals.created).toBe(0);
-    const own = (await (await fetch(`${f.url}/v1/stats`, { headers: auth(ACME) })).json()) as { totals: { created: number } };
+    // The stats too, down to the agents' traffic: acme's steps are not globex's business.
+    type Stats = { totals: { created: number }; agents: Array<{ agent: string; count: number }> };
+    const stats = (await (await fetch(`${f.url}/v1/stats`, { headers: auth(GLOBEX) })).json()) as Stats;
+    expect({ created: stats.totals.created, agents: stats.agents }).toEqual({ created: 0, agents: [] });
+    const own = (await (await fetch(`${f.url}/v1/stats`, { headers: auth(ACME) })).json()) as Stats;
     expect(own.totals.created).toBe(1);
+    expect(own.agents.map((a) => [a.agent, a.count])).toEqual([['intent', 1], ['planner', 1], ['responder', 1], ['search', 1]]);
   });
 
   it("tenancy - naming another tenant in the body is 403", async () => {

@@ -98,3 +98,37 @@ function percentile(histogram: Uint32Array, count: number, q: number): number | 
   }
   return upperBoundOf(histogram.length - 1);
 }
+
+/**
+ * The agent statistics of each tenant, for a tenant's own `GET /v1/stats`: the agents serve every
+ * tenant, and how much another tenant runs through them is not its business. Minute slots (the
+ * all-tenant view has ten-second ones) and at most `maxTenants` tenants, the most recently active,
+ * bound the memory: about 5 KB per agent of a tenant, some 30 MB at most with the defaults.
+ */
+export class TenantAgentStats {
+  /** In order of last activity, the least recent first. */
+  private readonly tenants = new Map<string, AgentStats>();
+
+  constructor(
+    readonly windowMs = 5 * 60_000,
+    private readonly slots = 5,
+    private readonly maxTenants = 1_000,
+  ) {}
+
+  record(tenant: string, agent: string, durationMs: number, failed: boolean, now = Date.now()): void {
+    let stats = this.tenants.get(tenant);
+    if (stats) {
+      this.tenants.delete(tenant);
+    } else {
+      stats = new AgentStats(this.windowMs, this.slots);
+      if (this.tenants.size >= this.maxTenants) this.tenants.delete(this.tenants.keys().next().value!);
+    }
+    this.tenants.set(tenant, stats);
+    stats.record(agent, durationMs, failed, now);
+  }
+
+  /** The tenant's agents over the window; none for a tenant not seen lately (or pushed out by more active ones). */
+  snapshot(tenant: string, now = Date.now()): AgentWindowStats[] {
+    return this.tenants.get(tenant)?.snapshot(now) ?? [];
+  }
+}

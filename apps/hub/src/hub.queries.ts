@@ -153,7 +153,8 @@ export class HubQueries {
         dead_letters: deadLetters,
       },
       totals_since: since,
-      agents: this.hub.agentStats.snapshot(),
+      // A tenant's view shows its own traffic through the agents; the operator's (no tenant), all of it.
+      agents: tenant ? this.hub.tenantAgentStats.snapshot(tenant) : this.hub.agentStats.snapshot(),
       window_ms: this.hub.agentStats.windowMs,
     };
   }

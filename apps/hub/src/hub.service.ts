@@ -23,7 +23,7 @@ import {
   type StatusUpdatePayload,
 } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
-import { AgentStats } from './agent.stats';
+import { AgentStats, TenantAgentStats } from './agent.stats';
 import { DeadlineSweeper, type DeadlineSweeperOptions } from './deadline.sweeper';
 import { KeyedMutex } from './keyed.mutex';
 import { fillRecentIndexPatiently, readTakeoverWindow, type TakeoverTarget } from './ledger.takeover';
@@ -66,6 +66,8 @@ export class HubService {
   private readonly wakers = new Map<string, () => void>();
   private readonly timeouts: DeadlineSweeper;
   readonly agentStats = new AgentStats();
+  /** The same, per tenant: what a tenant's own view of the stats shows. */
+  readonly tenantAgentStats = new TenantAgentStats();
   /** Ledger writes, and the transitions they stored (several per write when they queue up together). */
   readonly writes = { records: 0, transitions: 0 };
   readonly recent: RecentIndex;
@@ -296,7 +298,9 @@ export class HubService {
     this.recent.upsert(toSummary(record));
     const newSteps = record.steps.length - (stored?.record.steps.length ?? 0);
     for (const step of record.steps.slice(record.steps.length - Math.max(0, newSteps))) {
-      if (step.message_type !== 'query') this.agentStats.record(step.agent, step.duration_ms, step.status === 'error');
+      if (step.message_type === 'query') continue;
+      this.agentStats.record(step.agent, step.duration_ms, step.status === 'error');
+      this.tenantAgentStats.record(record.tenant_id, step.agent, step.duration_ms, step.status === 'error');
     }
   }
 
