@@ -59,8 +59,8 @@ export class ChorusRequestHandler extends DefaultRequestHandler {
     const user = context.user as A2AUser | undefined;
     const tenant = user?.tenant;
     if (runningHere || !task || !tenant || user.gone?.aborted) return;
-    // The deadline bounds the wait for a hub that never confirms the end (the SDK does not stop its
-    // stream when the client leaves); the ledger has it. Without it there is no bound: not followed.
+    // The deadline bounds the wait for a hub that never confirms the end while the client stays;
+    // the ledger has it. Without it there is no bound: not followed.
     const view = await this.client.workflow(task.id, tenant).catch(() => null);
     if (!view) return;
     for await (const event of this.chorus.follow(task.id, task.contextId, tenant, view.deadline, user.gone)) {
