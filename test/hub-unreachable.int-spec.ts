@@ -7,6 +7,7 @@ import { Bus } from '@chorus/bus';
 import { busOptionsFor } from '@chorus/config';
 import { startHub } from '../apps/hub/src';
 import { postJson, startChorusFixture, stopApp, type ChorusFixture } from './chorus.fixture';
+import { openApiChecker } from './openapi.check';
 import { readSse } from './sse';
 
 /**
@@ -114,6 +115,7 @@ describe('watchers when the hub is gone', () => {
       message: expect.stringMatching(/accepted, but the hub has not confirmed how it ended/),
     });
     expect(waited.headers.get('location')).toBe(`/v1/workflows/${waited.body.correlation_id}`);
+    expect((await openApiChecker(f.url))('/v1/queries', 'post', waited)).toBeNull();
     // The query is in the stream: a hub that comes back will find it.
     const stored = await f.chorus.bus.jsm.streams.getMessage(f.config.bus.workflowStream, { last_by_subj: `chorus.wf.default.query.${waited.body.correlation_id}` });
     expect(stored).not.toBeNull();

@@ -269,3 +269,15 @@ export class HistoryReplySchema implements HistoryReply {
   @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true }, description: "The workflow's envelopes in stream order, as published (docs/envelope.schema.json)" })
   envelopes!: unknown[];
 }
+
+/** A 504 of `?wait=true`: the error body, where to follow the workflow, and its state when last read. */
+export class WaitTimedOutSchema extends ErrorBodySchema {
+  @ApiProperty()
+  correlation_id!: string;
+
+  @ApiProperty()
+  status_url!: string;
+
+  @ApiProperty({ type: WorkflowViewSchema, nullable: true, description: 'Null when the hub did not answer' })
+  workflow!: WorkflowView | null;
+}

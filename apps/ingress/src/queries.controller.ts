@@ -7,7 +7,7 @@ import { errorBody, InvalidRequestException } from './http.errors';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
 import { unknownQueryParams } from './query-params.guard';
 import { RequestValidationPipe } from './request-validation.pipe';
-import { AcceptedSchema, ErrorBodySchema, WorkflowViewSchema } from './openapi.schemas';
+import { AcceptedSchema, ErrorBodySchema, WaitTimedOutSchema, WorkflowViewSchema } from './openapi.schemas';
 import { SubmitQueryDto } from './submit-query.dto';
 import { Tenant, scopedTenant, type TenantScope } from './tenant.guard';
 
@@ -49,7 +49,7 @@ export class QueriesController {
   @ApiResponse({ status: 413, type: ErrorBodySchema, description: 'The body is larger than the limit' })
   @ApiResponse({ status: 415, type: ErrorBodySchema, description: 'Not a JSON body (Content-Type application/json, UTF-8)' })
   @ApiResponse({ status: 422, type: ErrorBodySchema, description: 'The Idempotency-Key named a workflow started with another request; `errors` says which fields differ' })
-  @ApiResponse({ status: 504, type: WorkflowViewSchema, description: 'With ?wait=true: not finished by its deadline' })
+  @ApiResponse({ status: 504, type: WaitTimedOutSchema, description: 'With ?wait=true: not finished by its deadline, or its end not confirmed by the hub' })
   @ApiBody({ type: SubmitQueryDto })
   async submit(
     @Query('wait') wait: string | undefined,
