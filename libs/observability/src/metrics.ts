@@ -54,6 +54,9 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry });
   }
 
+  /** The reads of the gauges read at scrape time. */
+  private readonly scrapeReads: Array<() => Promise<void>> = [];
+
   readonly collectFailures = new Counter({
     name: 'chorus_metrics_collect_failures_total',
     help: 'Scrapes that could not read a metric read at scrape time (its source, such as the hub over NATS, did not answer in time); the metric keeps its last value',
@@ -74,22 +77,18 @@ export class Metrics {
     collect: (set: (labels: Record<string, string>, value: number) => void) => Promise<void>,
     timeoutMs = DEFAULT_COLLECT_TIMEOUT_MS,
   ): void {
-    const failures = this.collectFailures;
-    new Gauge({
-      name,
-      help,
-      labelNames,
-      registers: [this.registry],
-      async collect() {
-        const values: Array<[Record<string, string>, number]> = [];
-        try {
-          await withTimeout(collect((labels, value) => values.push([labels, value])), timeoutMs);
-        } catch {
-          failures.inc({ metric: name });
-          return;
-        }
-        for (const [labels, value] of values) this.set(labels, value);
-      },
+    const gauge = new Gauge({ name, help, labelNames, registers: [this.registry] });
+    // Read by `text` before the registry is serialized, not in the gauge's own collect: prom-client
+    // reads every metric at once, so a failure counted in a collect missed the scrape it happened in.
+    this.scrapeReads.push(async () => {
+      const values: Array<[Record<string, string>, number]> = [];
+      try {
+        await withTimeout(collect((labels, value) => values.push([labels, value])), timeoutMs);
+      } catch {
+        this.collectFailures.inc({ metric: name });
+        return;
+      }
+      for (const [labels, value] of values) gauge.set(labels, value);
     });
   }
 
@@ -106,7 +105,8 @@ export class Metrics {
     });
   }
 
-  text(): Promise<string> {
+  async text(): Promise<string> {
+    await Promise.all(this.scrapeReads.map((read) => read()));
     return this.registry.metrics();
   }
 
