@@ -1,4 +1,5 @@
 import { parseChorusConfig, type ChorusConfig } from '@chorus/config';
+import type { DestinationStream } from 'pino';
 import { createRootLogger, type Logger } from '@chorus/observability';
 import { startNats, type NatsHandle, type StartNatsOptions } from '@chorus/testing';
 import { startChorus, type ChorusApp, type RunningChorus } from '../apps/chorus/src/chorus';
@@ -29,13 +30,15 @@ export async function startChorusFixture(
   env: Record<string, string> = {},
   natsOptions: StartNatsOptions = {},
   apps?: readonly ChorusApp[],
+  /** Where the log lines go (a LogCapture to read them); nowhere at the default `silent` level. */
+  logs?: DestinationStream,
 ): Promise<ChorusFixture> {
   const nats = await startNats(natsOptions);
   const config = parseChorusConfig(
     { CHORUS_HTTP_PORT: '0', CHORUS_LOG_LEVEL: process.env.CHORUS_TEST_LOG_LEVEL ?? 'silent', ...env, NATS_URL: nats.url },
     process.cwd(),
   );
-  const log = createRootLogger({ name: 'test', level: config.logLevel });
+  const log = createRootLogger({ name: 'test', level: config.logLevel, destination: logs });
   const chorus = await startChorus(config, log, { exitOnSignal: false, apps });
   if (chorus.failed.length > 0 || (!chorus.url && (!apps || apps.includes('ingress')))) {
     await chorus.shutdown('start failed');

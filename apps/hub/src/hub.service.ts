@@ -22,7 +22,7 @@ import {
   type Envelope,
   type StatusUpdatePayload,
 } from '@chorus/envelope';
-import type { Logger } from '@chorus/observability';
+import { unbound, type Logger } from '@chorus/observability';
 import { AgentStats, TenantAgentStats } from './agent.stats';
 import { DeadlineSweeper, type DeadlineSweeperOptions } from './deadline.sweeper';
 import { KeyedMutex } from './keyed.mutex';
@@ -343,7 +343,7 @@ export class HubService {
       ? deriveEnvelope(cause, base)
       : createEnvelope({ ...base, correlationId: record.correlation_id, tenantId: record.tenant_id, deadline: record.deadline });
     const published = await this.bus.publish(update, { part: change.status, reportDuplicate: false });
-    log.info({ correlation_id: record.correlation_id, status: change.status, reason: change.reason }, `workflow ${change.status}`);
+    log.info({ ...unbound(log, { correlation_id: record.correlation_id }), status: change.status, reason: change.reason }, `workflow ${change.status}`);
     return recordAnnouncement(record, update, { idempotencyKey: published.idempotencyKey, streamSeq: published.seq });
   }
 }

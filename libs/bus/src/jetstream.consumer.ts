@@ -13,7 +13,7 @@ import {
   type MessageType,
   type WorkflowStatus,
 } from '@chorus/envelope';
-import { createEnvelopeLogger, type Logger } from '@chorus/observability';
+import { createEnvelopeLogger, unbound, type Logger } from '@chorus/observability';
 import type { ConsumerOptions } from './bus.options';
 import { createDeadLetter, deadLetterLimit, publishDeadLetter, type DeadLetterInput } from './dead-letter';
 import { DurableConsumer } from './durable.consumer';
@@ -45,6 +45,8 @@ export function durableName(agent: string, pattern: ConsumerPattern): string {
 export class JetStreamConsumer {
   private readonly loop: DurableConsumer;
   readonly durable: string;
+  /** `agent` for each envelope's log lines, unless the app's logger binds it already (pino would write it twice). */
+  private readonly agentBinding: { agent?: string };
 
   constructor(
     private readonly bus: Bus,
@@ -54,6 +56,7 @@ export class JetStreamConsumer {
     private readonly log: Logger,
   ) {
     this.durable = durableName(options.agent, pattern);
+    this.agentBinding = unbound(log, { agent: options.agent });
     this.loop = new DurableConsumer(
       bus,
       {
@@ -99,7 +102,7 @@ export class JetStreamConsumer {
       message_id: envelope.message_id,
       message_type: envelope.message_type,
       subject: m.subject,
-      agent: this.options.agent,
+      ...this.agentBinding,
     });
     const finished = this.options.skipFinished ? await this.finishedStatus(m, envelope) : undefined;
     if (finished) {

@@ -1,5 +1,5 @@
 import { Svcm, type ServiceInfo, type ServiceStats } from '@nats-io/services';
-import type { Logger } from '@chorus/observability';
+import { unbound, type Logger } from '@chorus/observability';
 import type { Bus } from './nats.bus';
 import { PROFILE_METADATA_KEY } from './profile.registry';
 import { isNoResponders } from './request-reply';
@@ -157,7 +157,7 @@ export async function registerAgentService(
     description: `Chorus ${agent} agent`,
     metadata: { ...metadata, [AGENT_METADATA_KEY]: 'true' },
   });
-  log.debug({ agent, id: service.info().id }, 'agent registered for discovery');
+  log.debug({ ...unbound(log, { agent }), id: service.info().id }, 'agent registered for discovery');
   return {
     stop: async () => {
       await service.stop();

@@ -1,5 +1,6 @@
 export {
   createEnvelopeLogger,
+  unbound,
   createRootLogger,
   defaultLoggerOptions,
   type EnvelopeLogBindings,

@@ -36,3 +36,13 @@ export interface EnvelopeLogBindings {
 export function createEnvelopeLogger(parent: Logger, bindings: EnvelopeLogBindings): Logger {
   return parent.child(bindings);
 }
+
+/**
+ * `fields` less those `log` already binds to the same value. pino writes a key once for each time
+ * it is bound, so a field bound again (an app's `agent`, a workflow's `correlation_id`) appeared
+ * twice on the line, which some log pipelines refuse or read differently.
+ */
+export function unbound<T extends object>(log: Logger, fields: T): Partial<T> {
+  const bound = log.bindings() as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(fields).filter(([key, value]) => bound[key] !== value)) as Partial<T>;
+}
