@@ -120,7 +120,7 @@ export class QueriesController {
     const waitForResult = parseWait(wait);
     // A misspelt `wait` must not quietly answer 202 instead of waiting.
     const queryErrors = unknownQueryParams(queryKeys, ['wait'], ' (everything else goes in the JSON body)');
-    if (waitForResult === undefined) queryErrors.unshift({ field: 'wait', messages: ['wait must be true or false'] });
+    if (waitForResult === undefined) queryErrors.unshift({ field: 'wait', messages: ['wait must be true, 1 or empty (wait for the end), or false or 0 (answer at once)'] });
     if (queryErrors.length > 0) parts.push({ where: 'invalid query string', errors: queryErrors });
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
       parts.push({

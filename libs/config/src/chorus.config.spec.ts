@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ConfigError } from './env.parser';
 import { parseChorusConfig } from './chorus.config';
 
@@ -50,6 +53,24 @@ describe('parseChorusConfig', () => {
     );
     expect(() => parseChorusConfig({ CHORUS_API_KEYS: 'k-0123456789abcdef:acme,k-0123456789abcdef:beta' }, '/')).not.toThrow(/k-01/);
     expect(parseChorusConfig({ CHORUS_API_KEYS: 'k-0123456789abcdef:acme,k-0123456789abcdef:acme' }, '/').http.apiKeys).toEqual({ 'k-0123456789abcdef': 'acme' });
+  });
+
+  it('parseChorusConfig - CHORUS_API_KEYS_FILE must hold an object of key → tenant string; anything else is named as such', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chorus-keys-'));
+    try {
+      const withFile = (content: string) => {
+        writeFileSync(join(dir, 'keys.json'), content);
+        return () => parseChorusConfig({ CHORUS_API_KEYS_FILE: 'keys.json' }, dir);
+      };
+      expect(withFile('{"k-0123456789abcdef": "acme"}')().http.apiKeys).toEqual({ 'k-0123456789abcdef': 'acme' });
+      expect(withFile('[1, 2]')).toThrow(/CHORUS_API_KEYS_FILE must hold a JSON object of key → tenant \(\{"key": "tenant"\}\), not an array/);
+      expect(withFile('null')).toThrow(/not null/);
+      expect(withFile('"k"')).toThrow(/not a string/);
+      expect(withFile('{"k-0123456789abcdef": 5}')).toThrow(/a key's tenant must be a string \(a tenant id\), not 5/);
+      expect(withFile('{nope')).toThrow(/could not be read as a JSON object of key → tenant/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('parseChorusConfig - names every bad variable in one error', () => {

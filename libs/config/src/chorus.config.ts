@@ -237,11 +237,20 @@ function parseApiKeys(r: EnvReader, root: string): Record<string, string> {
   }
   const file = r.optional('CHORUS_API_KEYS_FILE');
   if (file) {
+    let parsed: unknown;
     try {
-      const parsed = JSON.parse(readFileSync(isAbsolute(file) ? file : resolve(root, file), 'utf8')) as Record<string, unknown>;
-      for (const [key, tenant] of Object.entries(parsed)) add(key, String(tenant), 'CHORUS_API_KEYS_FILE');
+      parsed = JSON.parse(readFileSync(isAbsolute(file) ? file : resolve(root, file), 'utf8'));
     } catch (e) {
       r.problems.push(`CHORUS_API_KEYS_FILE could not be read as a JSON object of key → tenant: ${(e as Error).message}`);
+    }
+    if (parsed !== undefined && (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))) {
+      const kind = Array.isArray(parsed) ? 'an array' : parsed === null ? 'null' : `a ${typeof parsed}`;
+      r.problems.push(`CHORUS_API_KEYS_FILE must hold a JSON object of key → tenant ({"key": "tenant"}), not ${kind}`);
+    } else if (parsed !== undefined) {
+      for (const [key, tenant] of Object.entries(parsed)) {
+        if (typeof tenant === 'string') add(key, tenant, 'CHORUS_API_KEYS_FILE');
+        else r.problems.push(`CHORUS_API_KEYS_FILE: a key's tenant must be a string (a tenant id), not ${JSON.stringify(tenant)}`);
+      }
     }
   }
   return keys;
