@@ -1,7 +1,7 @@
 import { ChorusClient } from '@chorus/bus';
 import { InvalidEnvelopeError } from '@chorus/envelope';
 import { isTimeFilter } from '@chorus/envelope';
-import { parseCliArgs, toFlagErrors } from './cli.args';
+import { UsageError, parseCliArgs, toFlagErrors } from './cli.args';
 
 describe('parseCliArgs', () => {
   it('parseCliArgs - no command is a usage error; --help (with or without a command) asks for the usage', () => {
@@ -42,6 +42,24 @@ describe('parseCliArgs', () => {
       }
     };
     expect({ since: accepted('--since'), until: accepted('--until') }).toEqual({ since: isTimeFilter(value), until: isTimeFilter(value) });
+  });
+
+  it('parseCliArgs - every bad value is named at once, without the whole usage; an unknown command or option still shows it', () => {
+    const error = (argv: string[]) => {
+      try {
+        parseCliArgs(argv);
+      } catch (e) {
+        return { message: (e as UsageError).message, showUsage: (e as UsageError).showUsage };
+      }
+      return null;
+    };
+    expect(error(['query', 'x', '--top-k', '0', '--deadline-ms', 'soon', '--idempotency-key', 'has space'])).toEqual({
+      message: 'invalid options:\n  --top-k must be a positive integer\n  --deadline-ms must be a positive integer\n  --idempotency-key must be 1 to 256 printable ASCII characters, no spaces',
+      showUsage: false,
+    });
+    expect(error(['list', '--limit', '0'])).toEqual({ message: '--limit must be a positive integer', showUsage: false });
+    expect(error(['bogus'])).toEqual({ message: 'unknown command: bogus', showUsage: true });
+    expect(error(['list', '--bogus'])?.showUsage).toBe(true);
   });
 
   it('parseCliArgs - a time without a zone is refused, as over HTTP, instead of being read as UTC', () => {

@@ -54,6 +54,13 @@ export interface CliArgs {
 
 export class UsageError extends Error {
   readonly code = 'USAGE';
+  constructor(
+    message: string,
+    /** False for a bad value of a known flag: the one line says what to fix; the whole usage would bury it. */
+    readonly showUsage = true,
+  ) {
+    super(message);
+  }
 }
 
 const COMMANDS = ['query', 'status', 'history', 'watch', 'list', 'cancel', 'retry', 'help'] as const;
@@ -97,31 +104,36 @@ export function parseCliArgs(argv: string[]): CliArgs {
   if (needsOne && positional.length !== 1) {
     throw new UsageError(command === 'query' ? 'query needs exactly one argument: the query text, in quotes' : `${command} needs exactly one argument: a correlation id`);
   }
-  return {
+  // Every bad value at once, so one correction fixes them all.
+  const problems: string[] = [];
+  const args: CliArgs = {
     command: command as CliArgs['command'],
     positional,
     wait: values.wait ?? false,
     requireAll: values['require-all'] ?? false,
     json: values.json ?? false,
     profiles: values.profile ?? [],
-    topK: int('--top-k', values['top-k']),
-    deadlineMs: int('--deadline-ms', values['deadline-ms']),
+    topK: int('--top-k', values['top-k'], problems),
+    deadlineMs: int('--deadline-ms', values['deadline-ms'], problems),
     tenant: values.tenant,
     session: values.session,
-    idempotencyKey: idempotencyKey(values['idempotency-key']),
+    idempotencyKey: idempotencyKey(values['idempotency-key'], problems),
     status: values.status,
     agent: values.agent,
-    since: timeFilter('--since', values.since),
-    until: timeFilter('--until', values.until),
-    limit: int('--limit', values.limit),
+    since: timeFilter('--since', values.since, problems),
+    until: timeFilter('--until', values.until, problems),
+    limit: int('--limit', values.limit, problems),
     cursor: values.cursor,
     nats: values.nats,
   };
+  if (problems.length === 1) throw new UsageError(problems[0], false);
+  if (problems.length > 1) throw new UsageError(`invalid options:\n${problems.map((p) => `  ${p}`).join('\n')}`, false);
+  return args;
 }
 
 /** The same rule as HTTP's Idempotency-Key: a key the ingress would refuse is refused here too. */
-function idempotencyKey(value: string | undefined): string | undefined {
-  if (value !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(value)) throw new UsageError(`--idempotency-key ${IDEMPOTENCY_KEY_RULE}`);
+function idempotencyKey(value: string | undefined, problems: string[]): string | undefined {
+  if (value !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(value)) problems.push(`--idempotency-key ${IDEMPOTENCY_KEY_RULE}`);
   return value;
 }
 
@@ -129,16 +141,15 @@ function idempotencyKey(value: string | undefined): string | undefined {
  * The HTTP API's rule for `since`/`until`: the hub reads anything Date.parse does, so
  * `2026-12-01 15:00` would pass as local time there.
  */
-function timeFilter(name: string, value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  if (!isTimeFilter(value)) throw new UsageError(`${name} must be ${TIME_FILTER_RULE}`);
+function timeFilter(name: string, value: string | undefined, problems: string[]): string | undefined {
+  if (value !== undefined && !isTimeFilter(value)) problems.push(`${name} must be ${TIME_FILTER_RULE}`);
   return value;
 }
 
-function int(name: string, value: string | undefined): number | undefined {
+function int(name: string, value: string | undefined, problems: string[]): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${name} must be a positive integer`);
+  if (!Number.isInteger(n) || n < 1) problems.push(`${name} must be a positive integer`);
   return n;
 }
 

@@ -6,7 +6,7 @@ import { Bus, ChorusClient, type BusOptions, IdempotencyKeyReusedError, NoRespon
 import { busOptionsFor, parseChorusConfig, type ChorusConfig } from '@chorus/config';
 import { DEFAULT_TENANT, EnvelopeErrorCodes, InvalidEnvelopeError, isTerminalStatus, type WorkflowStatus, type WorkflowView } from '@chorus/envelope';
 import { createRootLogger } from '@chorus/observability';
-import { parseCliArgs, toFlagErrors, USAGE, type CliArgs } from './cli.args';
+import { parseCliArgs, toFlagErrors, UsageError, USAGE, type CliArgs } from './cli.args';
 import { renderHistory, renderList, renderWorkflow } from './cli.render';
 import { watch } from './cli.watch';
 
@@ -32,7 +32,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   try {
     args = parseCliArgs(argv);
   } catch (e) {
-    io.stderr(`chorus: ${(e as Error).message}\n\n${USAGE}`);
+    const showUsage = !(e instanceof UsageError) || e.showUsage;
+    io.stderr(`chorus: ${(e as Error).message}\n${showUsage ? `\n${USAGE}` : '(chorus --help shows every command and option)'}`);
     return ExitCodes.Usage;
   }
   if (args.command === 'help') {
