@@ -124,6 +124,40 @@ describe('hub failover', () => {
     expect(views[0].late_envelopes).toBe(0);
   });
 
+  it('an active hub that stalls past its lease writes nothing when it resumes: the standby that took over applies and lists every workflow', async () => {
+    const [a, b] = [startHub(), startHub()];
+    await Promise.all([a.waitFor(/hub ready/), b.waitFor(/hub ready/)]);
+    await waitFor(() => a.output().includes('lease acquired') || b.output().includes('lease acquired'), { what: 'an active hub' });
+    const stalled = a.output().includes('lease acquired') ? a : b;
+    const standby = stalled === a ? b : a;
+
+    // A steady load (about 40 workflows a second) through the stall and after it: the stalled hub
+    // still holds pulled envelopes when it resumes, and pulls more before it learns it lost the lease.
+    const stall = (async () => {
+      await new Promise((r) => setTimeout(r, 1000));
+      stalled.child.kill('SIGSTOP');
+      // Resumed as the standby takes over: the two race, the stalled one with its backlog.
+      await standby.waitFor(/lease acquired/);
+      stalled.child.kill('SIGCONT');
+    })();
+    const ids = await submitAll(Array.from({ length: 200 }, (_, i) => `how is a stalled hub fenced ${i}`), 20_000, 4, () => new Promise((r) => setTimeout(r, 100)));
+    await stall;
+    const views = await terminal(ids, 45_000);
+    expect(views.filter((v) => v.status !== 'completed').map((v) => v.correlation_id)).toEqual([]);
+    await stalled.waitFor(/lease lost/);
+
+    // The list (the active hub's index) holds every workflow, as the ledger has it.
+    const listed = new Map<string, string>();
+    let cursor: string | null = null;
+    do {
+      const page: { body: { workflows: Array<{ correlation_id: string; status: string }>; next_cursor: string | null; complete: boolean } } = await getJson(`${f.url}/v1/workflows?limit=500${cursor ? `&cursor=${cursor}` : ''}`);
+      for (const w of page.body.workflows) listed.set(w.correlation_id, w.status);
+      cursor = page.body.next_cursor;
+    } while (cursor);
+    expect(ids.filter((id) => listed.get(id) !== 'completed').map((id) => ({ id, listed: listed.get(id) ?? 'missing' }))).toEqual([]);
+    for (const id of ids.slice(10, 30)) await announcedOnce(id);
+  });
+
   it('two hub replicas under load - exact counts, also when the active one is killed', async () => {
     const [a, b] = [startHub(), startHub()];
     await Promise.all([a.waitFor(/hub ready/), b.waitFor(/hub ready/)]);

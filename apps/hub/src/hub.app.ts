@@ -49,11 +49,20 @@ export async function startHub(bus: Bus, config: ChorusConfig, parentLog: Logger
     log,
     'opening the ledger events',
   );
-  const hub = new HubService(bus, ledger, events, log, { sweepIntervalMs: config.hub.sweepIntervalMs, recentCapacity: config.hub.recentCapacity, lingerMs: config.hub.lingerMs, maxDeadlineMs: config.workflow.maxDeadlineMs, clockSkewMs: config.hub.clockSkewMs });
+  // The lease is opened below; until then, and whenever it cannot be sure to hold it, the hub writes nothing.
+  let lease: LeaderLease | undefined;
+  const hub = new HubService(bus, ledger, events, log, {
+    sweepIntervalMs: config.hub.sweepIntervalMs,
+    recentCapacity: config.hub.recentCapacity,
+    lingerMs: config.hub.lingerMs,
+    maxDeadlineMs: config.workflow.maxDeadlineMs,
+    clockSkewMs: config.hub.clockSkewMs,
+    holdsLease: () => lease?.holds ?? false,
+  });
   const queries = new HubQueries(bus, hub, ledger, events, log, config.hub.retentionMs);
   const reads = queries.serveReads();
   registerHubMetrics(bus, queries, hub);
-  const lease = await retryTransient(() => LeaderLease.open(bus, { bucket: 'chorus_leases', name: HUB_AGENT, ttlMs: config.hub.leaseMs }, log), log, 'opening the lease');
+  lease = await retryTransient(() => LeaderLease.open(bus, { bucket: 'chorus_leases', name: HUB_AGENT, ttlMs: config.hub.leaseMs }, log), log, 'opening the lease');
 
   let active: { components: Component[]; responders: Responder[] } | undefined;
   const becomeActive = async () => {

@@ -23,6 +23,7 @@ import {
   type StatusUpdatePayload,
 } from '@chorus/envelope';
 import { unbound, type Logger } from '@chorus/observability';
+import { HubNotActiveError } from './hub.errors';
 import { AgentStats, TenantAgentStats } from './agent.stats';
 import { DeadlineSweeper, type DeadlineSweeperOptions } from './deadline.sweeper';
 import { KeyedMutex } from './keyed.mutex';
@@ -51,7 +52,15 @@ export interface HubServiceOptions extends DeadlineSweeperOptions {
   /** How long a running workflow's ledger write waits for the workflow's next envelopes (0: never). */
   lingerMs: number;
   recentCapacity: number;
+  /**
+   * Whether this replica's lease cannot have expired (LeaderLease.holds); absent: it always can
+   * write while active. Checked before each batch is applied and again before it is saved.
+   */
+  holdsLease?: () => boolean;
 }
+
+/** What a batch comes to when the lease ran out under it: nothing written, every envelope left for the active hub. */
+const NOT_ACTIVE = Symbol('not active');
 
 /**
  * The hub's work: apply each envelope to its workflow's record (pure transitions from
@@ -90,6 +99,11 @@ export class HubService {
 
   get isActive(): boolean {
     return this.active;
+  }
+
+  /** Active, and its lease cannot have run out: only then is the ledger written. */
+  private mayWrite(): boolean {
+    return this.active && (this.options.holdsLease?.() ?? true);
   }
 
   /** Becomes the active hub: rebuilds deadline timers and the recent index from the ledger. */
@@ -205,6 +219,7 @@ export class HubService {
       try {
         const outcomes = await retryTransient(async () => {
           for (let attempt = 1; ; attempt++) {
+            if (!this.mayWrite()) return NOT_ACTIVE;
             const assumeNew = attempt === 1 && this.isFreshQuery(batch[0].context.cause);
             const stored: LedgerEntry | null = await this.ledger.load(tenantId, correlationId, { assumeNew });
             const base = stored?.record ?? null;
@@ -219,6 +234,9 @@ export class HubService {
               applied = { current: next.current, outcomes: [...applied.outcomes, ...next.outcomes] };
             }
             if (applied.current === null || applied.current === base) return applied.outcomes;
+            // A replica that stalled while applying (its lease ran out meanwhile) must not save over
+            // what the active hub, which took over, writes and indexes.
+            if (!this.mayWrite()) return NOT_ACTIVE;
             try {
               await this.persist(stored, applied.current, batch.length, batch[0].log);
               return applied.outcomes;
@@ -228,6 +246,11 @@ export class HubService {
             }
           }
         }, batch[0].log, 'ledger update');
+        if (outcomes === NOT_ACTIVE) {
+          batch[0].log.warn({ envelopes: batch.length }, 'lease ran out while applying: nothing written, left to the active hub');
+          for (const item of batch) item.reject(new HubNotActiveError());
+          continue;
+        }
         outcomes.forEach((outcome, i) => ('error' in outcome ? batch[i].reject(outcome.error) : batch[i].resolve(outcome.transition)));
       } catch (e) {
         for (const item of batch) item.reject(e);

@@ -25,6 +25,8 @@ interface LeaseValue {
 export class LeaderLease {
   readonly holder = randomUUID();
   private revision = 0;
+  /** When the lease this holder last created or renewed expires at the latest: TTL after the request was sent. */
+  private validUntil = 0;
   private timer?: NodeJS.Timeout;
   private stopped = false;
   private transition: Promise<void> = Promise.resolve();
@@ -42,6 +44,17 @@ export class LeaderLease {
 
   get isLeader(): boolean {
     return this.revision > 0;
+  }
+
+  /**
+   * True while this holder's lease cannot have expired: it won or renewed it less than the TTL ago.
+   * A holder whose process stalled (a long GC pause, a stopped process, a starved machine) still
+   * thinks it leads until its next renewal fails; by then a standby may lead. Whatever only the
+   * leader may do (write the ledger) checks this first, so a stalled holder that resumes writes
+   * nothing after its lease ran out.
+   */
+  get holds(): boolean {
+    return this.isLeader && Date.now() < this.validUntil;
   }
 
   /**
@@ -77,7 +90,9 @@ export class LeaderLease {
 
   private async tryAcquire(onAcquire: () => Promise<void>): Promise<void> {
     try {
+      const sent = Date.now();
       this.revision = await this.kv.create(this.options.name, { holder: this.holder, since: new Date().toISOString() });
+      this.validUntil = sent + this.options.ttlMs;
     } catch (e) {
       if (isRevisionConflict(e)) return; // someone holds it
       throw e;
@@ -89,7 +104,9 @@ export class LeaderLease {
 
   private async renew(onLose: () => Promise<void>): Promise<void> {
     try {
+      const sent = Date.now();
       this.revision = await this.kv.update(this.options.name, { holder: this.holder, since: new Date().toISOString() }, this.revision);
+      this.validUntil = sent + this.options.ttlMs;
     } catch (e) {
       if (!isRevisionConflict(e)) throw e;
       this.stepDown(onLose, 'lease taken over');
@@ -98,6 +115,7 @@ export class LeaderLease {
 
   private stepDown(onLose: () => Promise<void>, reason: string): void {
     this.revision = 0;
+    this.validUntil = 0;
     this.log.warn({ lease: this.options.name, reason }, 'lease lost; now standby');
     this.transition = this.transition.then(onLose).catch((e) => this.log.error({ err: e }, 'stepping down failed'));
   }
