@@ -11,6 +11,8 @@ export interface HistoryEntry {
   stored_at: string;
   /** The envelope as published (parsed JSON; not re-validated, so the trail shows what was sent). */
   envelope: unknown;
+  /** Its `Nats-Msg-Id` (the idempotency key it was published under), if it had one. */
+  idempotency_key?: string;
 }
 
 const decoder = new TextDecoder();
@@ -33,7 +35,8 @@ export async function readWorkflowHistory(
     } catch {
       envelope = { unparseable: Buffer.from(m.data).toString('base64') };
     }
-    out.push({ seq: m.seq, subject: m.subject, stored_at: m.time.toISOString(), envelope });
+    const key = m.headers?.get('Nats-Msg-Id');
+    out.push({ seq: m.seq, subject: m.subject, stored_at: m.time.toISOString(), envelope, ...(key ? { idempotency_key: key } : {}) });
   }
   return out;
 }

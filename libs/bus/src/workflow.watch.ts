@@ -56,13 +56,15 @@ export async function* watchWorkflow(
   correlationId: string,
   options: { since?: Date; signal?: AbortSignal; giveUpAfterDeadlineMs?: number; deadline?: string } = {},
 ): AsyncGenerator<WorkflowEvent> {
-  const live: Envelope[] = [];
+  // With the idempotency key each was published under: a core subscription also hears a re-publish
+  // that the stream dropped as a duplicate (another message_id, the same key), which is no step.
+  const live: Array<{ envelope: Envelope; key: string | undefined }> = [];
   let wake: (() => void) | undefined;
   const sub = bus.nc.subscribe(workflowFilter({ tenantId, correlationId }), {
     callback: (_e, m) => {
       const parsed = parseEnvelope(m.data, { subject: m.subject });
       if (!parsed.ok) return;
-      live.push(parsed.value);
+      live.push({ envelope: parsed.value, key: m.headers?.get('Nats-Msg-Id') || undefined });
       wake?.();
     },
   });
@@ -89,11 +91,13 @@ export async function* watchWorkflow(
   try {
     await bus.nc.flush();
     const seen = new Set<string>();
+    const seenKeys = new Set<string>();
     const stored = await readWorkflowHistory(bus, correlationId, { tenantId, since: options.since });
     for (const entry of stored) {
       const parsed = parseEnvelope(entry.envelope, { subject: entry.subject });
       if (!parsed.ok) continue;
       seen.add(parsed.value.message_id);
+      if (entry.idempotency_key) seenKeys.add(entry.idempotency_key);
       noteDeadline(parsed.value);
       yield { kind: 'envelope', envelope: parsed.value };
       const view = await ended(parsed.value);
@@ -129,11 +133,12 @@ export async function* watchWorkflow(
         }
         continue;
       }
-      if (seen.has(next.message_id)) continue;
-      seen.add(next.message_id);
-      noteDeadline(next);
-      yield { kind: 'envelope', envelope: next };
-      const view = await ended(next);
+      if (seen.has(next.envelope.message_id) || (next.key !== undefined && seenKeys.has(next.key))) continue;
+      seen.add(next.envelope.message_id);
+      if (next.key !== undefined) seenKeys.add(next.key);
+      noteDeadline(next.envelope);
+      yield { kind: 'envelope', envelope: next.envelope };
+      const view = await ended(next.envelope);
       if (view) return yield { kind: 'terminal', status: view.status, view };
     }
   } finally {
