@@ -203,6 +203,12 @@ describe('front door: tenancy', () => {
     const own = (await (await fetch(`${f.url}/v1/stats`, { headers: auth(ACME) })).json()) as Stats;
     expect(own.totals.created).toBe(1);
     expect(own.agents.map((a) => [a.agent, a.count])).toEqual([['intent', 1], ['planner', 1], ['responder', 1], ['search', 1]]);
+    // And on the agents page: instances and health are the deployment's, the step figures the tenant's.
+    type Agents = { agents: Array<{ name: string; health: string; window: { count: number } | null }> };
+    const theirs = (await (await fetch(`${f.url}/v1/agents`, { headers: auth(GLOBEX) })).json()) as Agents;
+    expect(theirs.agents.filter((a) => a.health === 'up').map((a) => [a.name, a.window])).toEqual(['hub', 'intent', 'planner', 'responder', 'search'].map((n) => [n, null]));
+    const ours = (await (await fetch(`${f.url}/v1/agents`, { headers: auth(ACME) })).json()) as Agents;
+    expect(ours.agents.filter((a) => a.window).map((a) => [a.name, a.window!.count])).toEqual([['intent', 1], ['planner', 1], ['responder', 1], ['search', 1]]);
   });
 
   it("tenancy - naming another tenant in the body is 403", async () => {

@@ -130,7 +130,7 @@ export class HubQueries {
     return { workflows: page, next_cursor: more && last ? encodeCursor(last) : null, complete: more || this.hub.recent.complete };
   }
 
-  /** Totals of one tenant (`{tenant_id}`) or of all; per-agent statistics are the deployment's. */
+  /** Totals and per-agent statistics of one tenant (`{tenant_id}`: its workflows and its steps) or of all. */
   async stats(raw?: unknown): Promise<HubStats> {
     const tenant = (raw as { tenant_id?: unknown } | undefined)?.tenant_id;
     if (tenant !== undefined && (typeof tenant !== 'string' || !TENANT_ID_PATTERN.test(tenant))) {

@@ -3,6 +3,7 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Bus, ChorusClient, ServiceDirectory } from '@chorus/bus';
 import { QueryParams } from './query-params.guard';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
+import { Tenant, type TenantScope } from './tenant.guard';
 
 interface AgentWindow {
   agent: string;
@@ -55,15 +56,17 @@ export class AgentsController {
   /**
    * The agents and profiles that answer discovery now (instances, health), each agent's durable
    * consumers (backlog, in flight) and its step statistics from the hub (count, error rate, p50/p99).
+   * With an API key, the step statistics are those of the key's tenant's steps; the rest (instances,
+   * health, backlog, the profile services' counters) is the deployment's, shared by every tenant.
    */
   @Get()
   @QueryParams()
   @ApiOperation({ summary: 'Agents and profiles: instances, health, backlog, latency' })
-  async agents(): Promise<AgentsReply> {
+  async agents(@Tenant() scope: TenantScope): Promise<AgentsReply> {
     const [services, consumers, stats] = await Promise.all([
       this.directory.discover(),
       this.consumers(),
-      this.client.stats<{ agents: AgentWindow[]; window_ms: number }>().catch(() => null),
+      this.client.stats<{ agents: AgentWindow[]; window_ms: number }>(scope.authenticated ? scope.tenant : undefined).catch(() => null),
     ]);
     const names = [...new Set([...AGENTS, ...services.filter((s) => s.kind === 'agent').map((s) => s.name)])].sort();
     const agents = names.map((name) => {
