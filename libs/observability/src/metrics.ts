@@ -66,9 +66,9 @@ export class Metrics {
 
   /**
    * A gauge whose value is read at scrape time (the hub's totals). A read that fails or takes
-   * longer than `timeoutMs` leaves the gauge at its last value and counts a collect failure, so
-   * the rest of the scrape is still served: a NATS outage must not take the process's own
-   * metrics with it.
+   * longer than `timeoutMs` leaves the gauge at its last value (absent until a first read
+   * succeeds) and counts a collect failure, so the rest of the scrape is still served: a NATS
+   * outage must not take the process's own metrics with it.
    */
   gauge(
     name: string,
@@ -77,7 +77,10 @@ export class Metrics {
     collect: (set: (labels: Record<string, string>, value: number) => void) => Promise<void>,
     timeoutMs = DEFAULT_COLLECT_TIMEOUT_MS,
   ): void {
-    const gauge = new Gauge({ name, help, labelNames, registers: [this.registry] });
+    // Registered once first read: a gauge without labels is exported as 0 until set, which a
+    // process that starts during an outage would report as a reset of the hub's totals.
+    const gauge = new Gauge({ name, help, labelNames, registers: [] });
+    let registered = false;
     // Read by `text` before the registry is serialized, not in the gauge's own collect: prom-client
     // reads every metric at once, so a failure counted in a collect missed the scrape it happened in.
     this.scrapeReads.push(async () => {
@@ -89,6 +92,10 @@ export class Metrics {
         return;
       }
       for (const [labels, value] of values) gauge.set(labels, value);
+      if (!registered) {
+        this.registry.registerMetric(gauge);
+        registered = true;
+      }
     });
   }
 
