@@ -184,6 +184,29 @@ describe('dashboard (development mode, no API keys)', () => {
     expect(await live(page)).toEqual({ scopes: 2, timers: expect.any(Number), streams: 0 });
     expect((await live(page)).timers).toBeLessThanOrEqual(2);
   });
+
+  it('header - a hub that does not answer behind an answering API is told apart from an API that does not answer at all', async () => {
+    await page.goto(`${f.url}/#/`);
+    const conn = page.locator('#conn [data-role=conn-text]');
+    await page.locator('#conn.is-ok').waitFor();
+    expect(await conn.textContent()).toBe('connected');
+
+    // The ingress answers 503 with its reason: the header says the API is up and what is not answering.
+    await stopApp(f, 'hub');
+    await page.locator('#conn.is-bad').waitFor({ timeout: 15_000 });
+    expect(await conn.textContent()).toMatch(/^API up, but the hub or NATS is not answering: Chorus is not answering right now \((no responders on|no reply on) chorus\.hub\.stats[^)]*\); try again shortly$/);
+
+    // No answer at all (the request fails in the browser): the API is unreachable.
+    await page.route('**/v1/stats*', (route) => route.abort());
+    await page.locator('#conn [data-role=conn-text]', { hasText: /^API unreachable/ }).waitFor({ timeout: 15_000 });
+    expect(await conn.textContent()).toBe('API unreachable (Failed to fetch)');
+    await page.unroute('**/v1/stats*');
+    await shot(page, 'api-unreachable');
+
+    // The page's polls stop with it; the failed loads the browser reported are this test's own.
+    await page.goto('about:blank');
+    errors.splice(0, errors.length, ...errors.filter((e) => !/status of 503|net::ERR_FAILED/.test(e)));
+  });
 });
 
 describe('dashboard (API keys configured)', () => {

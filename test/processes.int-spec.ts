@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { startNats, type NatsHandle } from '@chorus/testing';
 import { postJson } from './chorus.fixture';
 import { startApp, type AppProcess } from './processes';
@@ -77,7 +78,25 @@ describe('Chorus as processes', () => {
     apps.push(chorus);
     const code = await new Promise<number | null>((resolve) => chorus.child.once('exit', resolve));
     expect(code).toBe(1);
-    expect(chorus.output()).toMatch(/cannot connect to NATS at nats:\/\/127\.0\.0\.1:1/);
+    expect(chorus.output()).toMatch(/^no NATS server answers at nats:\/\/127\.0\.0\.1:1 \(connection refused\): start nats-server with -js there, or set NATS_URL to where one runs$/m);
+  });
+
+  it('processes - an app whose port is taken exits 1 naming the setting, the port and what to do: CHORUS_HTTP_PORT (the ingress), CHORUS_OPS_PORT (the others)', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as { port: number };
+    try {
+      const env = { NATS_URL: nats.url, CHORUS_LOG_LEVEL: 'silent' };
+      const ingress = startApp('ingress', { ...env, CHORUS_HTTP_PORT: String(port) });
+      const intent = startApp('intent', { ...env, CHORUS_OPS_PORT: String(port) });
+      apps.push(ingress, intent);
+      const codes = await Promise.all([ingress, intent].map((p) => new Promise<number | null>((resolve) => p.child.once('exit', resolve))));
+      expect(codes).toEqual([1, 1]);
+      expect(ingress.output()).toMatch(new RegExp(`^CHORUS_HTTP_PORT ${port} is in use by another process \\(127\\.0\\.0\\.1:${port}\\): choose another port$`, 'm'));
+      expect(intent.output()).toMatch(new RegExp(`^CHORUS_OPS_PORT ${port} is in use by another process \\(127\\.0\\.0\\.1:${port}\\): choose another port$`, 'm'));
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 
   it('npm start - an app that fails leaves the others running (DEGRADED); when none starts, it exits 1 with each reason', async () => {

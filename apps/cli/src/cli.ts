@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
-import { Bus, ChorusClient, type BusOptions, IdempotencyKeyReusedError, NoRespondersError, RemoteError, RequestTimeoutError, RetryRefusedError, type RetryStarted } from '@chorus/bus';
+import { Bus, ChorusClient, type BusOptions, IdempotencyKeyReusedError, NatsUnreachableError, NoRespondersError, RemoteError, RequestTimeoutError, RetryRefusedError, type RetryStarted } from '@chorus/bus';
 import { busOptionsFor, parseChorusConfig, type ChorusConfig } from '@chorus/config';
 import { DEFAULT_TENANT, EnvelopeErrorCodes, InvalidEnvelopeError, isTerminalStatus, type WorkflowStatus, type WorkflowView } from '@chorus/envelope';
 import { createRootLogger } from '@chorus/observability';
@@ -64,7 +64,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       io.stderr(`chorus: NATS at ${config.bus.servers.join(', ')} refused the CLI's credentials (${refused}); ${describeNatsUser(config, busOptions)}\n${CREDENTIALS_HINT}`);
       return ExitCodes.Usage;
     }
-    io.stderr(`chorus: cannot reach Chorus at ${config.bus.servers.join(', ')}: ${(e as Error).message}\nIs it running? Start it with: npm start`);
+    // The CLI has its own hint (npm start), and names the address once: only the client's word from NatsUnreachableError.
+    const why = e instanceof NatsUnreachableError ? e.reason : (e as Error).message;
+    io.stderr(`chorus: cannot reach Chorus at ${config.bus.servers.join(', ')}: ${why}\nIs it running? Start it with: npm start`);
     return ExitCodes.Unreachable;
   }
   const client = new ChorusClient(bus, {
@@ -150,20 +152,20 @@ async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus,
     }
     case 'status': {
       const workflow = await client.find(args.positional[0], tenant, accepted);
-      if (!workflow) return notFound(io, args.positional[0]);
+      if (!workflow) return notFound(io, args.positional[0], tenant);
       print(workflow, () => renderWorkflow(workflow));
       return isTerminalStatus(workflow.status) ? exitFor(workflow) : ExitCodes.Ok;
     }
     case 'history': {
-      if (!(await client.find(args.positional[0], tenant, accepted))) return notFound(io, args.positional[0]);
+      if (!(await client.find(args.positional[0], tenant, accepted))) return notFound(io, args.positional[0], tenant);
       const history = await client.history(args.positional[0], tenant);
-      if (!history) return notFound(io, args.positional[0]);
+      if (!history) return notFound(io, args.positional[0], tenant);
       print(history, () => renderHistory(history));
       return ExitCodes.Ok;
     }
     case 'watch': {
       const workflow = await client.find(args.positional[0], tenant, accepted);
-      if (!workflow) return notFound(io, args.positional[0]);
+      if (!workflow) return notFound(io, args.positional[0], tenant);
       const finished = await watch(bus, client, workflow, { stdout: io.stdout, live: args.json ? undefined : io.live }, args.json, timing.graceMs);
       return finished ? exitFor(finished) : ExitCodes.WorkflowNotCompleted;
     }
@@ -182,7 +184,7 @@ async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus,
     }
     case 'cancel': {
       const workflow = await client.find(args.positional[0], tenant, accepted);
-      if (!workflow) return notFound(io, args.positional[0]);
+      if (!workflow) return notFound(io, args.positional[0], tenant);
       if (isTerminalStatus(workflow.status)) {
         io.stderr(`chorus: workflow ${workflow.correlation_id} already finished (${workflow.status}); nothing to cancel`);
         return ExitCodes.WorkflowNotCompleted;
@@ -193,7 +195,7 @@ async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus,
     }
     case 'retry': {
       const workflow = await client.find(args.positional[0], tenant, accepted);
-      if (!workflow) return notFound(io, args.positional[0]);
+      if (!workflow) return notFound(io, args.positional[0], tenant);
       const announce = (started: RetryStarted) => {
         const line = `correlation_id: ${started.correlation_id}\nretry of ${started.retry_of}${started.duplicate ? ' (retried before; this is that retry)' : ''}`;
         // As for query: with --wait --json, stdout is one JSON document, the retry's workflow.
@@ -226,8 +228,9 @@ function exitFor(workflow: WorkflowView): number {
   return workflow.status === 'completed' ? ExitCodes.Ok : ExitCodes.WorkflowNotCompleted;
 }
 
-function notFound(io: CliIo, id: string): number {
-  io.stderr(`chorus: no workflow ${id}`);
+/** Not found in the tenant the CLI reads (`default` unless --tenant): it may be another tenant's. */
+function notFound(io: CliIo, id: string, tenant: string): number {
+  io.stderr(`chorus: no workflow ${id} in tenant ${tenant} (another tenant's? use --tenant T)`);
   return ExitCodes.WorkflowNotCompleted;
 }
 

@@ -59,7 +59,12 @@ export async function startIngress(bus: Bus, config: ChorusConfig, parentLog: Lo
   app.useGlobalPipes(new RequestValidationPipe());
   app.useGlobalFilters(new HttpErrorFilter(log));
   mountOpenApi(app, config.workflow);
-  await app.listen(config.http.port, config.http.host);
+  try {
+    await app.listen(config.http.port, config.http.host);
+  } catch (e) {
+    await app.close().catch(() => undefined);
+    throw explainListenFailure(e, config.http);
+  }
   const address = app.getHttpServer().address() as { address: string; port: number };
   const host = address.address === '::' || address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
   const listening = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
@@ -74,6 +79,12 @@ export async function startIngress(bus: Bus, config: ChorusConfig, parentLog: Lo
       await app.close();
     },
   };
+}
+
+/** Node's own words ("listen EADDRINUSE: address already in use …") name neither the setting nor what to do. */
+function explainListenFailure(e: unknown, http: { host: string; port: number }): unknown {
+  if ((e as NodeJS.ErrnoException)?.code !== 'EADDRINUSE') return e;
+  return new Error(`CHORUS_HTTP_PORT ${http.port} is in use by another process (${http.host}:${http.port}): choose another port`, { cause: e });
 }
 
 const HTTP_RESPONSES = 'chorus_http_responses_total';

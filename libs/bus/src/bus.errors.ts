@@ -22,12 +22,35 @@ export class NoJetStreamError extends ChorusError {
   }
 }
 
-/** No server of the list accepted a connection. */
+/**
+ * No server of the list accepted a connection. The message says what to do: with nothing answering,
+ * start a server or point NATS_URL at one; a server that refused the credentials needs other ones.
+ */
 export class NatsUnreachableError extends ChorusError {
   readonly code = BusErrorCodes.Unreachable;
+  /** The client's word for the failure: "connection refused", "timeout", "Authorization Violation"… */
+  readonly reason: string;
+  /** True when a server answered and refused the credentials (nothing to start, a setting to fix). */
+  readonly refused: boolean;
   constructor(readonly servers: string[], cause?: unknown) {
-    super(`cannot connect to NATS at ${servers.join(', ')}: ${(cause as Error)?.message ?? cause}`, { cause, retryable: true });
+    const reason = String((cause as Error)?.message ?? cause);
+    const refused = isAuthorizationFailure(cause);
+    const where = servers.join(', ');
+    super(
+      refused
+        ? `NATS at ${where} refused the connection (${reason}): check its credentials (CHORUS_NATS_CREDENTIALS, NATS_USER and NATS_PASS, or NATS_TOKEN)`
+        : `no NATS server answers at ${where} (${reason}): start nats-server with -js there, or set NATS_URL to where one runs`,
+      { cause, retryable: true },
+    );
+    this.reason = reason;
+    this.refused = refused;
   }
+}
+
+/** nats.js's errors for a server that refused who connected. */
+function isAuthorizationFailure(e: unknown): boolean {
+  const name = (e as Error)?.name;
+  return name === 'AuthorizationError' || name === 'UserAuthenticationExpiredError';
 }
 
 /** Nobody serves the subject of a request. */

@@ -39,7 +39,12 @@ export async function startOpsServer(
     })();
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (e: NodeJS.ErrnoException) => {
+      // Node's own words ("listen EADDRINUSE: address already in use …") name neither the setting nor
+      // what to do. Apps start this server only from CHORUS_OPS_HOST and CHORUS_OPS_PORT.
+      if (e.code !== 'EADDRINUSE') return reject(e);
+      reject(new Error(`CHORUS_OPS_PORT ${options.port} is in use by another process (${options.host}:${options.port}): choose another port`, { cause: e }));
+    });
     server.listen(options.port, options.host, () => resolve());
   });
   const address = server.address() as { port: number };

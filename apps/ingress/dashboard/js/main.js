@@ -1,4 +1,4 @@
-import { createApi } from './lib/api.js';
+import { createApi, describeConnection } from './lib/api.js';
 import { createAuth } from './lib/auth.js';
 import { h } from './lib/dom.js';
 import { startRouter } from './lib/router.js';
@@ -31,7 +31,7 @@ sampler.subscribe(() => {
   const ok = !sampler.error;
   conn.classList.toggle('is-ok', ok);
   conn.classList.toggle('is-bad', !ok);
-  const text = ok ? 'connected' : `API unreachable (${sampler.error.message})`;
+  const text = describeConnection(sampler.error);
   const el = conn.querySelector('[data-role=conn-text]');
   if (el.textContent !== text) el.textContent = text; // a live region: announce changes only
 }, appScope);

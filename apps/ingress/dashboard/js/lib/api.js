@@ -12,6 +12,18 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The header's words for the last poll of the API: `connected`; the API itself away (the fetch
+ * failed: no answer at all); or the API up but Chorus behind it not answering (its 503 names the
+ * hub or NATS); or another HTTP error, with the answer's message.
+ */
+export function describeConnection(error) {
+  if (!error) return 'connected';
+  if (!(error instanceof ApiError)) return `API unreachable (${error.message})`;
+  if (error.status === 503) return `API up, but the hub or NATS is not answering: ${error.message}`;
+  return `API error (HTTP ${error.status}: ${error.message})`;
+}
+
 /** `{a: 1, b: '', c: undefined}` → `?a=1`. */
 export function toQuery(params) {
   const q = new URLSearchParams();
