@@ -19,6 +19,11 @@ describe('logs', () => {
     const id = done.body.correlation_id as string;
     const agents = ['ingress', 'intent', 'planner', 'search', 'responder', 'hub'];
     await waitFor(() => agents.every((agent) => logs.lines.some((l) => l.agent === agent && l.correlation_id === id)), { what: 'a line of every agent about the workflow' });
+    // A retry too (its lines are about the retried workflow, on the logger of its command's envelope).
+    const failed = await postJson(`${f.url}/v1/queries?wait=true`, { query: 'what fails', profiles: ['nosuch'] });
+    expect(failed.body.status).toBe('failed');
+    expect((await postJson(`${f.url}/v1/workflows/${failed.body.correlation_id}/retry`, {})).status).toBe(202);
+    await waitFor(() => logs.lines.some((l) => l.msg === 'workflow retried'), { what: "the hub's line about the retry" });
     const twice = logs.raw.map((line) => ({ line: line.slice(0, 160), keys: duplicateTopLevelKeys(line) })).filter((l) => l.keys.length > 0);
     expect(twice).toEqual([]);
   });

@@ -1,7 +1,7 @@
 import { isTransient, type Bus } from '@chorus/bus';
 import { HUB_AGENT, queryStreamSeq, retryNotStarted, type Transition, type WorkflowRecord } from '@chorus/correlation';
 import { createEnvelope, parseEnvelope, QUERY_NEXT_STEPS, workflowSubject, type Envelope } from '@chorus/envelope';
-import type { Logger } from '@chorus/observability';
+import { unbound, type Logger } from '@chorus/observability';
 
 /**
  * The hub's side effects of a retry (an `orchestration_command` `retry`, docs/hub.md#retry): reading
@@ -59,11 +59,11 @@ export class RetryStarter {
       const checked = parseEnvelope(JSON.parse(JSON.stringify(query)));
       if (!checked.ok) throw checked.error;
       const published = await this.bus.publish(query, { reportDuplicate: false, firstOnSubject: true });
-      log.info({ correlation_id: retry.payload.retry_of, retried_as: retry.correlation_id, by: retry.command.agent, already_stored: published.duplicate }, 'workflow retried');
+      log.info({ ...unbound(log, { correlation_id: retry.payload.retry_of }), retried_as: retry.correlation_id, by: retry.command.agent, already_stored: published.duplicate }, 'workflow retried');
       return t;
     } catch (e) {
       if (isTransient(e)) throw e;
-      log.warn({ err: e, correlation_id: retry.payload.retry_of }, 'retry not started');
+      log.warn({ err: e, ...unbound(log, { correlation_id: retry.payload.retry_of }) }, 'retry not started');
       return retryNotStarted(t, (e as Error).message);
     }
   }

@@ -29,7 +29,7 @@ export function duplicateTopLevelKeys(json: string): string[] {
     const c = json[i];
     if (c === '"') {
       let j = i + 1;
-      while (json[j] !== '"') j += json[j] === '\\' ? 2 : 1;
+      while (j < json.length && json[j] !== '"') j += json[j] === '\\' ? 2 : 1;
       const text = json.slice(i, j + 1);
       let k = j + 1;
       while (json[k] === ' ') k++;
