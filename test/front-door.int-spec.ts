@@ -249,7 +249,7 @@ describe('front door: OpenAPI', () => {
     // What each route answers, and the tenant_id every workflow route and the stats take.
     const responses = (path: string, method: string) => Object.keys(doc.paths[path][method].responses).sort();
     expect(responses('/v1/workflows/{id}', 'get')).toEqual(['200', '400', '401', '404', '503']);
-    expect(responses('/v1/workflows/{id}/cancel', 'post')).toEqual(['202', '400', '401', '404', '409', '503']);
+    expect(responses('/v1/workflows/{id}/cancel', 'post')).toEqual(['202', '400', '401', '404', '409', '413', '415', '503']);
     expect(responses('/v1/workflows/{id}/events', 'get')).toEqual(['200', '204', '400', '401', '404', '503']);
     expect(responses('/v1/stats', 'get')).toEqual(['200', '400', '401', '503']);
     expect(doc.paths['/v1/workflows/{id}/cancel'].post.requestBody.required).toBe(false);
@@ -286,6 +286,9 @@ describe('front door: OpenAPI', () => {
     check('/v1/workflows', 'get', await getJson(`${f.url}/v1/workflows?limit=2`));
     check('/v1/workflows/{id}/cancel', 'post', await postJson(`${f.url}/v1/workflows/${id}/cancel`, {}));
     check('/v1/workflows/{id}/retry', 'post', await postJson(`${f.url}/v1/workflows/${id}/retry`, {}));
+    const plain = await fetch(`${f.url}/v1/workflows/${id}/cancel`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'stop' });
+    check('/v1/workflows/{id}/cancel', 'post', { status: plain.status, body: await plain.json() });
+    check('/v1/workflows/{id}/retry', 'post', await postJson(`${f.url}/v1/workflows/${id}/retry`, { reason: 'r'.repeat(200_000) }));
   });
 });
 

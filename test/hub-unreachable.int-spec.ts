@@ -202,6 +202,7 @@ describe('metrics and readiness when NATS is gone', () => {
       message: expect.stringMatching(/NATS disconnected, reconnecting/),
       fast: true,
     });
+    expect((await openApiChecker(f.url))('/v1/queries', 'post', refused)).toBeNull();
     const sent = Date.now();
     const message = { kind: 'message', messageId: 'm-down', role: 'user', parts: [{ kind: 'text', text: 'anyone there' }] };
     const rpc = await postJson(`${f.url}/a2a`, { jsonrpc: '2.0', id: 7, method: 'message/send', params: { message } });

@@ -9,7 +9,7 @@ import {
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { IdempotencyKeyReusedError, isTransient, NoRespondersError, NotRecordedYetError, RemoteError, RequestTimeoutError } from '@chorus/bus';
-import { CORRELATION_ID_PATTERN, EnvelopeErrorCodes, TENANT_ID_PATTERN, boundFieldErrors, flattenValidationErrors, InvalidEnvelopeError, type FieldError } from '@chorus/envelope';
+import { CORRELATION_ID_PATTERN, EnvelopeErrorCodes, TENANT_ID_PATTERN, boundFieldErrors, flattenValidationErrors, InvalidEnvelopeError, type FieldError, type WorkflowStatus, type WorkflowView } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
 
 /** Every error body of the HTTP API. */
@@ -19,6 +19,19 @@ export interface HttpErrorBody {
   message: string;
   /** Every invalid field, for 400s about the request. */
   errors?: FieldError[];
+}
+
+/** A 409 of cancel or retry: the workflow's status, and why a retry was refused. */
+export interface ConflictBody extends HttpErrorBody {
+  status: WorkflowStatus;
+  error_type?: string;
+}
+
+/** The 504 of `?wait=true`: where to follow the workflow, and its state when last read (null: the hub did not answer). */
+export interface WaitTimedOutBody extends HttpErrorBody {
+  correlation_id: string;
+  status_url: string;
+  workflow: WorkflowView | null;
 }
 
 /**

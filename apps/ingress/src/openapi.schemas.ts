@@ -17,7 +17,9 @@ import {
   type WorkflowSummary,
   type WorkflowView,
 } from '@chorus/envelope';
-import type { HttpErrorBody } from './http.errors';
+import type { ConflictBody, HttpErrorBody, WaitTimedOutBody } from './http.errors';
+import type { Accepted } from './queries.controller';
+import type { Cancelling } from './workflows.controller';
 
 /*
  * The response bodies of the HTTP API as OpenAPI schemas. Each class `implements` the type the
@@ -48,7 +50,7 @@ export class ErrorBodySchema implements HttpErrorBody {
 }
 
 /** A 409 of cancel or retry: the error body, with the workflow's status and why. */
-export class ConflictBodySchema extends ErrorBodySchema {
+export class ConflictBodySchema extends ErrorBodySchema implements ConflictBody {
   @ApiProperty({ enum: WORKFLOW_STATUSES })
   status!: WorkflowStatus;
 
@@ -56,7 +58,7 @@ export class ConflictBodySchema extends ErrorBodySchema {
   error_type?: string;
 }
 
-export class AcceptedSchema {
+export class AcceptedSchema implements Accepted {
   @ApiProperty()
   correlation_id!: string;
 
@@ -64,7 +66,7 @@ export class AcceptedSchema {
   status_url!: string;
 }
 
-export class CancellingSchema {
+export class CancellingSchema implements Cancelling {
   @ApiProperty()
   correlation_id!: string;
 
@@ -271,7 +273,7 @@ export class HistoryReplySchema implements HistoryReply {
 }
 
 /** A 504 of `?wait=true`: the error body, where to follow the workflow, and its state when last read. */
-export class WaitTimedOutSchema extends ErrorBodySchema {
+export class WaitTimedOutSchema extends ErrorBodySchema implements WaitTimedOutBody {
   @ApiProperty()
   correlation_id!: string;
 

@@ -3,7 +3,7 @@ import { ApiBody, ApiExtraModels, ApiHeader, ApiOperation, ApiQuery, ApiResponse
 import type { Request, Response } from 'express';
 import { ChorusClient } from '@chorus/bus';
 import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE, isTerminalStatus, type FieldError, type WorkflowView } from '@chorus/envelope';
-import { errorBody, InvalidRequestException } from './http.errors';
+import { errorBody, InvalidRequestException, type WaitTimedOutBody } from './http.errors';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
 import { unknownQueryParams } from './query-params.guard';
 import { RequestValidationPipe } from './request-validation.pipe';
@@ -49,6 +49,7 @@ export class QueriesController {
   @ApiResponse({ status: 413, type: ErrorBodySchema, description: 'The body is larger than the limit' })
   @ApiResponse({ status: 415, type: ErrorBodySchema, description: 'Not a JSON body (Content-Type application/json, UTF-8)' })
   @ApiResponse({ status: 422, type: ErrorBodySchema, description: 'The Idempotency-Key named a workflow started with another request; `errors` says which fields differ' })
+  @ApiResponse({ status: 503, type: ErrorBodySchema, description: 'NATS is not answering right now (Retry-After): try again' })
   @ApiResponse({ status: 504, type: WaitTimedOutSchema, description: 'With ?wait=true: not finished by its deadline, or its end not confirmed by the hub' })
   @ApiBody({ type: SubmitQueryDto })
   async submit(
@@ -57,7 +58,7 @@ export class QueriesController {
     @Tenant() scope: TenantScope,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
-  ): Promise<Accepted | WorkflowView | ReturnType<typeof errorBody>> {
+  ): Promise<Accepted | WorkflowView | WaitTimedOutBody> {
     const { body, waitForResult } = await this.checkRequest(req.body, wait, idempotencyKey, Object.keys(req.query ?? {}));
     const request = { ...body, tenant_id: scopedTenant(scope, body.tenant_id) };
     const traceparent = req.header('traceparent');
@@ -83,12 +84,13 @@ export class QueriesController {
     const why = workflow
       ? `workflow ${submitted.correlation_id} did not finish by its deadline`
       : `workflow ${submitted.correlation_id} was accepted, but the hub has not confirmed how it ended (it is not answering); follow it at its status_url`;
-    return {
+    const timedOut: WaitTimedOutBody = {
       ...errorBody(504, why),
       correlation_id: submitted.correlation_id,
       status_url: statusUrl(submitted.correlation_id),
       workflow,
-    } as ReturnType<typeof errorBody>;
+    };
+    return timedOut;
   }
 
   /**

@@ -5,11 +5,17 @@ import { ChorusClient, RetryRefusedError, type RetryStarted } from '@chorus/bus'
 import { isTerminalStatus, type HistoryReply, type ListReply, type WorkflowView } from '@chorus/envelope';
 import { CancelWorkflowDto, ListWorkflowsDto, RetryWorkflowDto } from './list-workflows.dto';
 import { Tenant, lookupTenant, scopedTenant, type TenantScope } from './tenant.guard';
-import { checkIds, errorBody } from './http.errors';
+import { checkIds, errorBody, type ConflictBody } from './http.errors';
 import { QueryParams } from './query-params.guard';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
 import { ApiCommonResponses } from './openapi';
 import { CancellingSchema, ConflictBodySchema, ErrorBodySchema, HistoryReplySchema, ListReplySchema, RetryStartedSchema, WorkflowViewSchema } from './openapi.schemas';
+
+/** The 202 of a cancel. */
+export interface Cancelling {
+  correlation_id: string;
+  status: 'cancelling';
+}
 
 @ApiTags('workflows')
 @ApiCommonResponses()
@@ -95,6 +101,8 @@ export class WorkflowsController {
   @ApiResponse({ status: 202, type: CancellingSchema, description: '`{correlation_id, status: "cancelling"}`: the hub records it as cancelled' })
   @ApiResponse({ status: 404, type: ErrorBodySchema, description: "Unknown, expired, or another tenant's" })
   @ApiResponse({ status: 409, type: ConflictBodySchema, description: 'Already finished' })
+  @ApiResponse({ status: 413, type: ErrorBodySchema, description: 'The body is larger than the limit' })
+  @ApiResponse({ status: 415, type: ErrorBodySchema, description: 'A body that is not JSON (Content-Type application/json, UTF-8)' })
   @ApiBody({ type: CancelWorkflowDto, required: false })
   async cancel(
     @Param('id') id: string,
@@ -102,10 +110,10 @@ export class WorkflowsController {
     @Body() body: CancelWorkflowDto,
     @Tenant() scope: TenantScope,
     @Res({ passthrough: true }) res: Response,
-  ): Promise<{ correlation_id: string; status: 'cancelling' }> {
+  ): Promise<Cancelling> {
     const workflow = await this.existing(id, tenant, scope, res);
     if (isTerminalStatus(workflow.status)) {
-      throw new ConflictException({ ...errorBody(409, `workflow ${id} already finished: ${workflow.status}`), status: workflow.status });
+      throw new ConflictException({ ...errorBody(409, `workflow ${id} already finished: ${workflow.status}`), status: workflow.status } satisfies ConflictBody);
     }
     await this.client.cancel(workflow, body.reason || 'cancelled through the HTTP API');
     return { correlation_id: id, status: 'cancelling' };
@@ -125,6 +133,8 @@ export class WorkflowsController {
   @ApiResponse({ status: 404, type: ErrorBodySchema, description: "Unknown, expired, or another tenant's" })
   @ApiResponse({ status: 409, type: ConflictBodySchema, description: '`error_type` NOT_RETRYABLE (not ended, completed with every lens, or its retry has left the ledger) or RETRY_IMPOSSIBLE (its query is no longer in the stream, or could not be published again)' })
   @ApiResponse({ status: 503, type: ErrorBodySchema, description: 'The hub has not applied the request within 5 s: ask again (for the same retry)' })
+  @ApiResponse({ status: 413, type: ErrorBodySchema, description: 'The body is larger than the limit' })
+  @ApiResponse({ status: 415, type: ErrorBodySchema, description: 'A body that is not JSON (Content-Type application/json, UTF-8)' })
   @ApiBody({ type: RetryWorkflowDto, required: false })
   async retry(
     @Param('id') id: string,
@@ -141,7 +151,7 @@ export class WorkflowsController {
       if (duplicate) res.status(200);
       return { ...started, status_url: statusUrl };
     } catch (e) {
-      if (e instanceof RetryRefusedError) throw new ConflictException({ ...errorBody(409, e.message), status: workflow.status, error_type: e.code });
+      if (e instanceof RetryRefusedError) throw new ConflictException({ ...errorBody(409, e.message), status: workflow.status, error_type: e.code } satisfies ConflictBody);
       throw e;
     }
   }
