@@ -26,7 +26,7 @@ describe('A2A', () => {
   const KEY = 'a2a-test-key-0123456789';
 
   beforeAll(async () => {
-    f = await startChorusFixture({ CHORUS_API_KEYS: `${KEY}:acme`, CHORUS_RETRY_BASE_MS: '100', CHORUS_RETRY_MAX_MS: '300', CHORUS_MAX_DELIVER: '20' }, { monitoring: true });
+    f = await startChorusFixture({ CHORUS_API_KEYS: `${KEY}:acme`, CHORUS_RETRY_BASE_MS: '100', CHORUS_RETRY_MAX_MS: '300', CHORUS_MAX_DELIVER: '20' });
     clientOptions = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
       clientConfig: {
         interceptors: [
@@ -192,22 +192,23 @@ describe('A2A', () => {
   });
 
   it('A2A - a resubscription to a task this ingress did not start stops following it when its client leaves', async () => {
-    await stopApp(f, 'profiles'); // the workflow stays running
+    // A Chorus of its own: no planner, so a workflow runs until its deadline; a nats-server whose
+    // monitoring endpoint lists the subscriptions (the suite's server may be NATS_URL's or a container).
+    const g = await startChorusFixture({}, { monitoring: true }, ['hub', 'ingress', 'intent']);
     try {
-      const auth = { authorization: `Bearer ${KEY}` };
-      const id = (await postJson(`${f.url}/v1/queries`, { query: 'how does the hub keep its ledger', deadline_ms: 60_000 }, auth)).body.correlation_id as string;
-      await waitFor(async () => (await getJson(`${f.url}/v1/workflows/${id}`, auth)).status === 200, { what: 'the hub to record the workflow' });
+      const id = (await postJson(`${g.url}/v1/queries`, { query: 'how does the hub keep its ledger', deadline_ms: 60_000 })).body.correlation_id as string;
+      await waitFor(async () => (await getJson(`${g.url}/v1/workflows/${id}`)).status === 200, { what: 'the hub to record the workflow' });
       // The server's subscriptions on the workflow's subjects: the follower's, while it follows.
       const following = async () => {
-        const connz = (await (await fetch(`${f.nats.monitorUrl}/connz?subs=detail`)).json()) as { connections: Array<{ subscriptions_list_detail?: Array<{ subject: string }> }> };
+        const connz = (await (await fetch(`${g.nats.monitorUrl}/connz?subs=detail`)).json()) as { connections: Array<{ subscriptions_list_detail?: Array<{ subject: string }> }> };
         return connz.connections.flatMap((c) => c.subscriptions_list_detail ?? []).filter((d) => d.subject.endsWith(`.${id}`)).length;
       };
       expect(await following()).toBe(0);
       for (const [version, method] of [['1.0', 'SubscribeToTask'], ['0.3', 'tasks/resubscribe']]) {
         const leave = new AbortController();
-        const res = await fetch(`${f.url}/a2a`, {
+        const res = await fetch(`${g.url}/a2a`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', ...auth, 'A2A-Version': version },
+          headers: { 'content-type': 'application/json', 'A2A-Version': version },
           body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { id } }),
           signal: leave.signal,
         });
@@ -218,7 +219,7 @@ describe('A2A', () => {
         await waitFor(async () => (await following()) === 0, { what: `the ${method} stream to stop following once its client left`, timeoutMs: 5_000 });
       }
     } finally {
-      f.chorus.components.push(await startProfiles(f.chorus.bus, f.config, f.log));
+      await g.stop();
     }
   });
 
