@@ -101,9 +101,10 @@ function percentile(histogram: Uint32Array, count: number, q: number): number | 
 
 /**
  * The agent statistics of each tenant, for a tenant's own `GET /v1/stats`: the agents serve every
- * tenant, and how much another tenant runs through them is not its business. Minute slots (the
- * all-tenant view has ten-second ones) and at most `maxTenants` tenants, the most recently active,
- * bound the memory: about 5 KB per agent of a tenant, some 30 MB at most with the defaults.
+ * tenant, and how much another tenant runs through them is not its business. Six slots of 50 s (the
+ * all-tenant view has thirty of ten seconds), so a snapshot covers the last 250 to 300 s, and at most
+ * `maxTenants` tenants, the most recently active, bound the memory: about 6 KB per agent of a tenant, some 40 MB at most with the defaults and the
+ * pipeline's agents (agent names come from envelopes, so a deployment with more agents keeps more).
  */
 export class TenantAgentStats {
   /** In order of last activity, the least recent first. */
@@ -111,7 +112,7 @@ export class TenantAgentStats {
 
   constructor(
     readonly windowMs = 5 * 60_000,
-    private readonly slots = 5,
+    private readonly slots = 6,
     private readonly maxTenants = 1_000,
   ) {}
 

@@ -68,6 +68,8 @@ describe('parseChorusConfig', () => {
       expect(withFile('"k"')).toThrow(/not a string/);
       expect(withFile('{"k-0123456789abcdef": 5}')).toThrow(/a key's tenant must be a string \(a tenant id\), not 5/);
       expect(withFile('{nope')).toThrow(/could not be read as a JSON object of key → tenant/);
+      // An empty file must not quietly turn authentication off.
+      expect(withFile('{}')).toThrow(/CHORUS_API_KEYS_FILE holds no key/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

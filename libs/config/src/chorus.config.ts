@@ -247,6 +247,8 @@ function parseApiKeys(r: EnvReader, root: string): Record<string, string> {
       const kind = Array.isArray(parsed) ? 'an array' : parsed === null ? 'null' : `a ${typeof parsed}`;
       r.problems.push(`CHORUS_API_KEYS_FILE must hold a JSON object of key → tenant ({"key": "tenant"}), not ${kind}`);
     } else if (parsed !== undefined) {
+      // No key would mean no authentication at all: development mode, every tenant readable.
+      if (Object.keys(parsed).length === 0) r.problems.push('CHORUS_API_KEYS_FILE holds no key: give at least one ({"key": "tenant"}), or unset it for development mode (no keys, every tenant readable)');
       for (const [key, tenant] of Object.entries(parsed)) {
         if (typeof tenant === 'string') add(key, tenant, 'CHORUS_API_KEYS_FILE');
         else r.problems.push(`CHORUS_API_KEYS_FILE: a key's tenant must be a string (a tenant id), not ${JSON.stringify(tenant)}`);

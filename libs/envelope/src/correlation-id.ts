@@ -45,7 +45,7 @@ export function queryRequestDifferences(a: QueryRequestFields, b: QueryRequestFi
   return [
     x.query !== y.query && 'query',
     x.session_id !== y.session_id && 'session_id',
-    String(x.profiles) !== String(y.profiles) && 'profiles',
+    JSON.stringify(x.profiles) !== JSON.stringify(y.profiles) && 'profiles',
     options.compareTopK && x.top_k !== y.top_k && 'top_k',
     x.require_all !== y.require_all && 'require_all',
   ].filter((f): f is string => typeof f === 'string');

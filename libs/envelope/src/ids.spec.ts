@@ -63,6 +63,8 @@ describe('createCorrelationId', () => {
     expect(queryRequestDifferences(base, { ...base, query: ' hello ', profiles: ['trigram', 'bm25'] }, { compareTopK: true })).toEqual([]);
     expect(queryRequestDifferences({ ...base, profiles: [] }, { ...base, profiles: null }, { compareTopK: true })).toEqual([]);
     expect(queryRequestDifferences(base, { ...base, top_k: 7 }, { compareTopK: false })).toEqual([]);
+    // A profile named "null" is a choice, not the planner's.
+    expect(queryRequestDifferences({ ...base, profiles: ['null'] }, { ...base, profiles: null }, { compareTopK: true })).toEqual(['profiles']);
     expect(queryRequestDifferences(base, { query: 'other', session_id: 's', profiles: ['bm25'], top_k: 7, require_all: true }, { compareTopK: true })).toEqual([
       'query',
       'session_id',
