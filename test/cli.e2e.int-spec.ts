@@ -223,8 +223,10 @@ describe('chorus CLI, end to end', () => {
   });
 
   it('chorus bench - a reader that closes stdout early ends the benchmark at its first line, quietly, exit 0', async () => {
-    // It died of the EPIPE with a stack trace (exit 1) once a level started.
-    expect(await chorusIntoClosedPipe(f, 'bench', '--quick', '--no-write')).toEqual({ code: 0, stderr: '' });
+    // It died of the EPIPE with a stack trace (exit 1). A system's level is what ends it here, with
+    // the floor's nats-server and hop process started (its exit handlers stop them; not checked here:
+    // other suites start and stop nats-servers meanwhile).
+    expect(await chorusIntoClosedPipe(f, 'bench', '--quick', '--only', 'floor-core', '--no-write')).toEqual({ code: 0, stderr: '' });
   });
 
   it('chorus query - an invalid value is reported by the flag that gave it, not by the envelope field it set', async () => {

@@ -23,7 +23,7 @@ export interface SearchOptions {
   /** The best-ranked results, which the answer quotes, carry up to `documentChars` of their text. */
   leadDocuments: number;
   documentChars: number;
-  /** Every other result carries its passage (whole sentences) that best matches the query. */
+  /** Every other result carries its passage that best matches the query (whole sentences, or part of one too long). */
   passageChars: number;
 }
 

@@ -31,7 +31,8 @@ export interface ProfileDocumentsRequest {
   lead?: number;
   lead_max_chars?: number;
   /**
-   * Cut a longer text to its passage that best matches this query (whole sentences), rather than
+   * Cut a longer text to its passage that best matches this query (whole sentences, or the part of
+   * one longer sentence around its first match, marked with …), rather than
    * to its beginning.
    */
   query?: string;

@@ -4,8 +4,9 @@ import { splitSentences } from './sentence.splitter';
 /**
  * The part of a long text worth carrying to whoever quotes it: the run of consecutive sentences,
  * at most `maxChars` long, that matches the most query terms (a query-biased passage, as search
- * engines cut their snippets). A text that fits is returned whole; a text matching no term gives
- * its opening sentences. `terms` are analyzed terms ({@link analyzeEnglish} of the query).
+ * engines cut their snippets), or, when one sentence longer than that matches more, its part from
+ * just before its first match (marked with …). A text that fits is returned whole; a text matching
+ * no term gives its opening sentences. `terms` are analyzed terms ({@link analyzeEnglish} of the query).
  */
 export function bestPassage(text: string, terms: ReadonlySet<string>, maxChars: number, index?: SentenceIndex): string {
   if (text.length <= maxChars) return text;
@@ -31,7 +32,8 @@ export function bestPassage(text: string, terms: ReadonlySet<string>, maxChars: 
   }
   // A sentence longer than the budget is in no window: when it matches more terms than every window
   // that fits (or none fits), the part of it around its first match is the passage.
-  const top = matches.indexOf(Math.max(...matches));
+  let top = 0;
+  for (let i = 1; i < matches.length; i++) if (matches[i] > matches[top]) top = i;
   if (best === null || matches[top] > best.score) {
     const excerpt = excerptAround(sentences[top], terms, maxChars);
     if (best === null || countMatches(new Set(analyzeEnglish(excerpt)), terms) > best.score) return excerpt;
