@@ -5,6 +5,7 @@ import { Role, TaskState } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { Bus } from '@chorus/bus';
 import { busOptionsFor } from '@chorus/config';
+import { HubSubjects } from '@chorus/envelope';
 import { startHub } from '../apps/hub/src';
 import { postJson, startChorusFixture, stopApp, type ChorusFixture } from './chorus.fixture';
 import { openApiChecker } from './openapi.check';
@@ -107,7 +108,14 @@ describe('watchers when the hub is gone', () => {
 
   it('a hub down before the request - ?wait=true answers 504 with the accepted workflow\'s id; A2A SendMessage returns the task working, with the reason', async () => {
     await stopApp(f, 'hub');
+    // A hub that hangs rather than one that is gone: requests to it get no answer, not "no responders".
+    const hung = f.chorus.bus.nc.subscribe(HubSubjects.Workflow);
+    const asked = Date.now();
     const waited = await postJson(`${f.url}/v1/queries?wait=true`, { query: 'what does the hub record', deadline_ms: 1000 });
+    hung.unsubscribe();
+    // The deadline, the grace (CHORUS_TERMINAL_GRACE_MS), and a second for a last read of where it
+    // stands (it waited a whole request timeout, 5 s, more than the documented wait).
+    expect(Date.now() - asked).toBeLessThan(1000 + f.config.workflow.terminalGraceMs + 1000 + 800);
     expect({ status: waited.status, id: typeof waited.body.correlation_id, url: waited.body.status_url, message: waited.body.message }).toEqual({
       status: 504,
       id: 'string',

@@ -31,6 +31,9 @@ import { confirmEnded, terminalStatusOf } from './workflow.watch';
 import { requestReply } from './request-reply';
 
 /** What a caller submits: the body of `POST /v1/queries`. */
+/** How long the last read of a workflow whose end was not confirmed waits for the hub. */
+const UNCONFIRMED_READ_MS = 1000;
+
 export interface SubmitQuery {
   query: string;
   tenant_id: string;
@@ -214,7 +217,9 @@ export class ChorusClient {
    * error that would lose the id.
    */
   private unconfirmed(correlationId: string, tenantId: string): Promise<WorkflowView | null> {
-    return this.workflow(correlationId, tenantId).catch((e: unknown) => {
+    // Past the deadline and its grace, a hub that has not said how it ended gets a moment more,
+    // not a whole request timeout: the caller was told it waits the deadline and the grace.
+    return this.workflow(correlationId, tenantId, Math.min(UNCONFIRMED_READ_MS, this.options.requestTimeoutMs)).catch((e: unknown) => {
       if (isTransient(e)) return null;
       throw e;
     });
@@ -256,9 +261,9 @@ export class ChorusClient {
   }
 
   /** The hub's view of a workflow, or null when it does not know it. */
-  async workflow(correlationId: string, tenantId?: string): Promise<WorkflowView | null> {
+  async workflow(correlationId: string, tenantId?: string, timeoutMs = this.options.requestTimeoutMs): Promise<WorkflowView | null> {
     try {
-      return await requestReply<WorkflowView>(this.bus, HubSubjects.Workflow, { correlation_id: correlationId, tenant_id: tenantId }, this.options.requestTimeoutMs);
+      return await requestReply<WorkflowView>(this.bus, HubSubjects.Workflow, { correlation_id: correlationId, tenant_id: tenantId }, timeoutMs);
     } catch (e) {
       if (e instanceof RemoteError && e.code === 'WORKFLOW_NOT_FOUND') return null;
       throw e;
