@@ -185,7 +185,9 @@ export class Bus {
         if (options.firstOnSubject && isRevisionConflict(e)) return { seq: 0, duplicate: true, idempotencyKey: key };
         const delay = Math.min(1000, 50 * 2 ** attempt);
         if (!isTransient(e) || isRevisionConflict(e) || Date.now() + delay > retryUntil || this.nc.isClosed()) throw e;
-        this.log.warn({ err: e, correlation_id: envelope.correlation_id, message_type: envelope.message_type, attempt: attempt + 1, retry_in_ms: delay }, 'publish failed; retrying');
+        // nats.js names a stream with no leader for the moment (an election after a node was lost)
+        // "jetstream is not enabled"; say what it most likely is.
+        this.log.warn({ err: e, correlation_id: envelope.correlation_id, message_type: envelope.message_type, attempt: attempt + 1, retry_in_ms: delay }, 'publish not acknowledged (NATS away, or the stream electing a leader); retrying');
         retried = true;
         await new Promise((r) => setTimeout(r, delay));
       }
