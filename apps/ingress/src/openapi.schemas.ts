@@ -18,8 +18,7 @@ import {
   type WorkflowView,
 } from '@chorus/envelope';
 import type { ConflictBody, HttpErrorBody, WaitTimedOutBody } from './http.errors';
-import type { Accepted } from './queries.controller';
-import type { Cancelling } from './workflows.controller';
+import type { Accepted, Cancelling } from './http.bodies';
 
 /*
  * The response bodies of the HTTP API as OpenAPI schemas. Each class `implements` the type the

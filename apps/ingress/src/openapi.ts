@@ -11,6 +11,13 @@ export const ApiCommonResponses = () =>
     ApiResponse({ status: 503, type: ErrorBodySchema, description: 'NATS or the hub is not answering right now (Retry-After): try again' }),
   );
 
+/** What a route that reads a JSON body may answer about it besides a 400. */
+export const ApiBodyErrors = () =>
+  applyDecorators(
+    ApiResponse({ status: 413, type: ErrorBodySchema, description: 'The body is larger than the limit' }),
+    ApiResponse({ status: 415, type: ErrorBodySchema, description: 'Not a JSON body (Content-Type application/json, UTF-8)' }),
+  );
+
 /** What the document says of the query body that depends on the deployment's settings. */
 export interface QueryLimits {
   defaultTopK: number;

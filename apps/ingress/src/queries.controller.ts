@@ -3,18 +3,15 @@ import { ApiBody, ApiExtraModels, ApiHeader, ApiOperation, ApiQuery, ApiResponse
 import type { Request, Response } from 'express';
 import { ChorusClient } from '@chorus/bus';
 import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE, isTerminalStatus, type FieldError, type WorkflowView } from '@chorus/envelope';
+import type { Accepted } from './http.bodies';
 import { errorBody, InvalidRequestException, type WaitTimedOutBody } from './http.errors';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
 import { unknownQueryParams } from './query-params.guard';
 import { RequestValidationPipe } from './request-validation.pipe';
 import { AcceptedSchema, ErrorBodySchema, WaitTimedOutSchema, WorkflowViewSchema } from './openapi.schemas';
+import { ApiBodyErrors } from './openapi';
 import { SubmitQueryDto } from './submit-query.dto';
 import { Tenant, scopedTenant, type TenantScope } from './tenant.guard';
-
-export interface Accepted {
-  correlation_id: string;
-  status_url: string;
-}
 
 @ApiTags('queries')
 @ApiExtraModels(AcceptedSchema, WorkflowViewSchema)
@@ -46,8 +43,7 @@ export class QueriesController {
   @ApiResponse({ status: 400, type: ErrorBodySchema, description: 'Every invalid field, in `errors`' })
   @ApiResponse({ status: 401, type: ErrorBodySchema, description: 'Missing or unknown API key' })
   @ApiResponse({ status: 403, type: ErrorBodySchema, description: "The body names another tenant than the API key's" })
-  @ApiResponse({ status: 413, type: ErrorBodySchema, description: 'The body is larger than the limit' })
-  @ApiResponse({ status: 415, type: ErrorBodySchema, description: 'Not a JSON body (Content-Type application/json, UTF-8)' })
+  @ApiBodyErrors()
   @ApiResponse({ status: 422, type: ErrorBodySchema, description: 'The Idempotency-Key named a workflow started with another request; `errors` says which fields differ' })
   @ApiResponse({ status: 503, type: ErrorBodySchema, description: 'NATS is not answering right now (Retry-After): try again' })
   @ApiResponse({ status: 504, type: WaitTimedOutSchema, description: 'With ?wait=true: not finished by its deadline, or its end not confirmed by the hub' })

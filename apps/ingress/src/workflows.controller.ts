@@ -8,14 +8,9 @@ import { Tenant, lookupTenant, scopedTenant, type TenantScope } from './tenant.g
 import { checkIds, errorBody, type ConflictBody } from './http.errors';
 import { QueryParams } from './query-params.guard';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
-import { ApiCommonResponses } from './openapi';
+import type { Cancelling } from './http.bodies';
+import { ApiBodyErrors, ApiCommonResponses } from './openapi';
 import { CancellingSchema, ConflictBodySchema, ErrorBodySchema, HistoryReplySchema, ListReplySchema, RetryStartedSchema, WorkflowViewSchema } from './openapi.schemas';
-
-/** The 202 of a cancel. */
-export interface Cancelling {
-  correlation_id: string;
-  status: 'cancelling';
-}
 
 @ApiTags('workflows')
 @ApiCommonResponses()
@@ -101,8 +96,7 @@ export class WorkflowsController {
   @ApiResponse({ status: 202, type: CancellingSchema, description: '`{correlation_id, status: "cancelling"}`: the hub records it as cancelled' })
   @ApiResponse({ status: 404, type: ErrorBodySchema, description: "Unknown, expired, or another tenant's" })
   @ApiResponse({ status: 409, type: ConflictBodySchema, description: 'Already finished' })
-  @ApiResponse({ status: 413, type: ErrorBodySchema, description: 'The body is larger than the limit' })
-  @ApiResponse({ status: 415, type: ErrorBodySchema, description: 'A body that is not JSON (Content-Type application/json, UTF-8)' })
+  @ApiBodyErrors()
   @ApiBody({ type: CancelWorkflowDto, required: false })
   async cancel(
     @Param('id') id: string,
@@ -133,8 +127,7 @@ export class WorkflowsController {
   @ApiResponse({ status: 404, type: ErrorBodySchema, description: "Unknown, expired, or another tenant's" })
   @ApiResponse({ status: 409, type: ConflictBodySchema, description: '`error_type` NOT_RETRYABLE (not ended, completed with every lens, or its retry has left the ledger) or RETRY_IMPOSSIBLE (its query is no longer in the stream, or could not be published again)' })
   @ApiResponse({ status: 503, type: ErrorBodySchema, description: 'The hub has not applied the request within 5 s: ask again (for the same retry)' })
-  @ApiResponse({ status: 413, type: ErrorBodySchema, description: 'The body is larger than the limit' })
-  @ApiResponse({ status: 415, type: ErrorBodySchema, description: 'A body that is not JSON (Content-Type application/json, UTF-8)' })
+  @ApiBodyErrors()
   @ApiBody({ type: RetryWorkflowDto, required: false })
   async retry(
     @Param('id') id: string,
