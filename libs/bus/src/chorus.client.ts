@@ -30,10 +30,10 @@ import { readWorkflowHistory } from './workflow.history';
 import { confirmEnded, terminalStatusOf } from './workflow.watch';
 import { requestReply } from './request-reply';
 
-/** What a caller submits: the body of `POST /v1/queries`. */
 /** How long the last read of a workflow whose end was not confirmed waits for the hub. */
 const UNCONFIRMED_READ_MS = 1000;
 
+/** What a caller submits: the body of `POST /v1/queries`. */
 export interface SubmitQuery {
   query: string;
   tenant_id: string;
