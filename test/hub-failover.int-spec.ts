@@ -34,6 +34,15 @@ describe('hub failover', () => {
     return hub;
   }
 
+  /** Two hub replicas, once one of them holds the lease. */
+  async function startTwoHubs(): Promise<{ active: AppProcess; standby: AppProcess }> {
+    const [a, b] = [startHub(), startHub()];
+    await Promise.all([a.waitFor(/hub ready/), b.waitFor(/hub ready/)]);
+    await waitFor(() => a.output().includes('lease acquired') || b.output().includes('lease acquired'), { what: 'an active hub' });
+    const active = a.output().includes('lease acquired') ? a : b;
+    return { active, standby: active === a ? b : a };
+  }
+
   async function submitAll(queries: string[], deadlineMs: number, concurrency: number, onProgress?: (done: number) => Promise<void> | void): Promise<string[]> {
     const ids: string[] = [];
     let next = 0;
@@ -125,11 +134,7 @@ describe('hub failover', () => {
   });
 
   it('an active hub that stalls past its lease writes nothing when it resumes: the standby that took over applies and lists every workflow', async () => {
-    const [a, b] = [startHub(), startHub()];
-    await Promise.all([a.waitFor(/hub ready/), b.waitFor(/hub ready/)]);
-    await waitFor(() => a.output().includes('lease acquired') || b.output().includes('lease acquired'), { what: 'an active hub' });
-    const stalled = a.output().includes('lease acquired') ? a : b;
-    const standby = stalled === a ? b : a;
+    const { active: stalled, standby } = await startTwoHubs();
 
     // A steady load (about 40 workflows a second) through the stall and after it: the stalled hub
     // still holds pulled envelopes when it resumes, and pulls more before it learns it lost the lease.
@@ -159,11 +164,7 @@ describe('hub failover', () => {
   });
 
   it('two hub replicas under load - exact counts, also when the active one is killed', async () => {
-    const [a, b] = [startHub(), startHub()];
-    await Promise.all([a.waitFor(/hub ready/), b.waitFor(/hub ready/)]);
-    await waitFor(() => a.output().includes('lease acquired') || b.output().includes('lease acquired'), { what: 'an active hub' });
-    const active = a.output().includes('lease acquired') ? a : b;
-    const standby = active === a ? b : a;
+    const { active, standby } = await startTwoHubs();
     expect(standby.output()).not.toMatch(/lease acquired/);
 
     let killed = false;
