@@ -43,6 +43,31 @@ describe('search fan-out and profile discovery', () => {
     expect(Date.now() - started).toBeLessThan(2500);
   });
 
+  it('search - results whose text no profile gives (its documents endpoint hangs) complete degraded, naming the profile, not as blank results', async () => {
+    // Ranks as bm25 does (it asks bm25 over the bus), but never answers for its documents.
+    const client = new ProfileClient(f.chorus.bus);
+    const mute = await startProfileService(
+      f.chorus.bus,
+      {
+        name: 'mute',
+        version: '0.0.1',
+        description: 'a profile whose document store hangs',
+        metadata: {},
+        search: async (r) => ({ ...(await client.search('bm25', r, 2000)), profile: 'mute' }),
+        documents: () => new Promise(() => undefined),
+      },
+      f.log,
+    );
+    try {
+      await waitFor(async () => (await ask({ query: 'what is the hub', profiles: ['mute'], deadline_ms: 3000 })).result?.provenance.profiles_used.includes('mute'), { what: 'search to know the profile' });
+      const view = await ask({ query: 'how does the hub count duplicates', profiles: ['mute'], deadline_ms: 3000 });
+      expect({ status: view.status, degraded: view.degraded }).toEqual({ status: 'completed', degraded: true });
+      expect(view.degradations).toEqual([expect.objectContaining({ profile: 'mute', reason: 'timeout', detail: expect.stringMatching(/results have no text/) })]);
+    } finally {
+      await mute.stop();
+    }
+  });
+
   it('search - require_all turns a hanging profile into a failed workflow naming it', async () => {
     const view = await ask({ query: 'how does the hub count duplicates', profiles: ['bm25', 'stuck'], deadline_ms: 2000, require_all: true });
     expect(view.status).toBe('failed');

@@ -13,7 +13,7 @@ import {
 } from '@chorus/envelope';
 import { OnEnvelope, ProfileClient, ProfileRegistry, type HandlerContext } from '@chorus/bus';
 import { fuseRrf } from '@chorus/fusion';
-import { fanOut } from './profile.fanout';
+import { fanOut, toDegradation } from './profile.fanout';
 
 export const SEARCH_AGENT = 'search';
 export const SEARCH_OPTIONS = Symbol('SEARCH_OPTIONS');
@@ -74,7 +74,14 @@ export class ExecutionPlanHandler {
       replies.map((r) => ({ profile: r.profile, ids: r.hits.map((h) => h.id) })),
       { k: plan.fusion.k, rankWindow: plan.fusion.rank_window, weights: plan.fusion.weights },
     ).slice(0, plan.top_k);
-    const documents = await this.fetchDocuments(fused.map((f) => f.id), plan.search_text, replies.map((r) => r.profile), deadline, ctx);
+    const { found: documents, failures } = await this.fetchDocuments(fused.map((f) => f.id), plan.search_text, replies.map((r) => r.profile), deadline, ctx);
+    // Results left without their text are no silent blanks: the profiles that failed to give it are
+    // named, and the workflow completes degraded.
+    const untexted = fused.filter((f) => !documents.has(f.id)).length;
+    if (untexted > 0) {
+      for (const d of failures) degraded.push({ ...d, detail: `${d.detail}; ${untexted} of ${fused.length} results have no text` });
+      if (failures.length === 0) ctx.log.warn({ untexted }, 'no profile holds the text of some results');
+    }
     const results: FusedResult[] = fused.map((f) => {
       const doc = documents.get(f.id);
       return { id: f.id, title: doc?.title ?? '', text: doc?.text ?? '', score: f.score, ranks: f.ranks };
@@ -101,8 +108,15 @@ export class ExecutionPlanHandler {
    * Texts of the fused results (in rank order), from the profiles that answered (any of them may
    * hold a document): the lead results' up to `documentChars`, the others' best passage for the query.
    */
-  private async fetchDocuments(ids: string[], query: string, profiles: string[], deadline: Date, ctx: HandlerContext): Promise<Map<string, ProfileDocument>> {
+  private async fetchDocuments(
+    ids: string[],
+    query: string,
+    profiles: string[],
+    deadline: Date,
+    ctx: HandlerContext,
+  ): Promise<{ found: Map<string, ProfileDocument>; failures: Degradation[] }> {
     const found = new Map<string, ProfileDocument>();
+    const failures: Degradation[] = [];
     for (const profile of profiles) {
       const missing = ids.filter((id) => !found.has(id));
       if (missing.length === 0) break;
@@ -115,8 +129,9 @@ export class ExecutionPlanHandler {
         for (const d of reply.documents) found.set(d.id, d);
       } catch (e) {
         ctx.log.warn({ err: e, profile }, 'could not fetch documents');
+        failures.push(toDegradation(profile, e));
       }
     }
-    return found;
+    return { found, failures };
   }
 }

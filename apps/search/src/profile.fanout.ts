@@ -46,7 +46,8 @@ export async function fanOut(client: ProfileClient, request: FanOutRequest): Pro
   return { replies, degraded };
 }
 
-function toDegradation(profile: string, error: unknown): Degradation {
+/** How a profile's failed request is reported in `tool_results.degraded`. */
+export function toDegradation(profile: string, error: unknown): Degradation {
   if (error instanceof NoRespondersError) return { profile, reason: 'unavailable', detail: `no instance of profile ${profile} is running` };
   if (error instanceof RequestTimeoutError) {
     return { profile, reason: 'timeout', detail: `profile ${profile} did not answer within ${error.timeoutMs} ms` };
