@@ -78,6 +78,11 @@ export function toRunLines(qid: string, entries: readonly RunEntry[], tag: strin
   const lines: string[] = [];
   let previous = Infinity;
   entries.forEach((entry, i) => {
+    // A run line's fields are separated by white space: an id holding some would shift the columns
+    // of every reader (and score the run as if nothing was found).
+    if (/\s/.test(entry.id) || /\s/.test(qid)) {
+      throw new RangeError(`id ${JSON.stringify(/\s/.test(qid) ? qid : entry.id)} holds white space, which a TREC run file cannot: give the corpus and the queries ids without it`);
+    }
     let score = entry.score;
     if (!(score < previous)) score = nextDown(previous);
     previous = score;

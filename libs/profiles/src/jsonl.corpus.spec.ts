@@ -48,12 +48,18 @@ describe('parseJsonlCorpus', () => {
   });
 
   it('parseJsonlCorpus - rejects a missing, empty or non-string id', () => {
-    expect(corpusErrorOf('{"text":"x"}').message).toBe('corpus.jsonl:1: missing "id"');
+    expect(corpusErrorOf('{"text":"x"}').message).toBe('corpus.jsonl:1: missing "id" (or BEIR\'s "_id")');
     expect(corpusErrorOf(`${good}\n{"id":" ","text":"x"}`).message).toBe('corpus.jsonl:2: "id" must not be empty');
     expect(corpusErrorOf('{"id":true,"text":"x"}').message).toBe(
       'corpus.jsonl:1: "id" must be a string or a safe integer, got a boolean',
     );
     expect(corpusErrorOf('{"id":{"a":1},"text":"x"}').detail).toBe('"id" must be a string or a safe integer, got an object');
+  });
+
+  it("parseJsonlCorpus - reads BEIR's own files, whose id is \"_id\"; an \"id\" and an \"_id\" that differ are refused", () => {
+    expect(parseJsonlCorpus('{"_id":"4983","title":"t","text":"x","metadata":{}}', 'corpus.jsonl')).toEqual([{ id: '4983', title: 't', text: 'x' }]);
+    expect(parseJsonlCorpus('{"id":"a","_id":"a","text":"x"}', 'corpus.jsonl')[0].id).toBe('a');
+    expect(corpusErrorOf('{"id":"a","_id":"b","text":"x"}').detail).toBe('"id" and "_id" differ ("a", "b"): give one');
   });
 
   it('parseJsonlCorpus - rejects a numeric id that is fractional or beyond 2^53', () => {

@@ -1,5 +1,6 @@
 /**
- * JSON Lines corpora (`{"id","title","text"}` per line, the BEIR layout). Parsing is strict and
+ * JSON Lines corpora (`{"id","title","text"}` per line, the BEIR layout, whose own files name the
+ * id `_id`: either is read). Parsing is strict and
  * points at the offending line: a corpus with a silently dropped or duplicated record would make
  * evaluation figures and citations quietly wrong.
  */
@@ -41,12 +42,16 @@ function toDocument(record: unknown, source: string, line: number): Document {
   if (typeof record !== 'object' || record === null || Array.isArray(record)) {
     throw new CorpusError(source, line, `expected a JSON object, got ${describe(record)}`);
   }
-  const { id, title, text } = record as Record<string, unknown>;
-  return { id: toId(id, source, line), title: toTitle(title, source, line), text: toText(text, source, line) };
+  const { id, _id, title, text } = record as Record<string, unknown>;
+  // BEIR's own corpus files name the id `_id`; either is read, and two that differ are a mistake.
+  if (id !== undefined && _id !== undefined && id !== _id) {
+    throw new CorpusError(source, line, `"id" and "_id" differ (${JSON.stringify(id)}, ${JSON.stringify(_id)}): give one`);
+  }
+  return { id: toId(id ?? _id, source, line), title: toTitle(title, source, line), text: toText(text, source, line) };
 }
 
 function toId(id: unknown, source: string, line: number): string {
-  if (id === undefined) throw new CorpusError(source, line, 'missing "id"');
+  if (id === undefined) throw new CorpusError(source, line, 'missing "id" (or BEIR\'s "_id")');
   if (typeof id === 'number') {
     if (Number.isSafeInteger(id)) return String(id);
     // Beyond 2^53 JSON.parse has already rounded the number, so its string would be another id.
