@@ -47,6 +47,9 @@ describe('classifyQuery', () => {
     expect(c.explicit_profiles).toEqual(['wordvec', 'bm25', 'trigram']);
     expect(c.search_text).toBe('dead letters');
     expect(c.signals).toEqual(expect.arrayContaining(['directive:profile:bm25', 'directive:profile:trigram']));
+    // Typed in capitals, a directive is still one (it was searched as a word).
+    const caps = classify('profile:BM25 dead letters Profile:Trigram', []);
+    expect({ profiles: caps.explicit_profiles, text: caps.search_text }).toEqual({ profiles: ['bm25', 'trigram'], text: 'dead letters' });
   });
 
   it('classifyQuery - confidence is higher for an unambiguous intent than for a mixed one', () => {

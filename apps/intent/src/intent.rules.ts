@@ -52,13 +52,15 @@ const RULES: Rule[] = [
 ];
 
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}'’_-]*/gu;
-const PROFILE_DIRECTIVE = /(?:^|\s)profile:([a-z][a-z0-9_-]{0,31})(?=\s|$)/g;
+// Case does not matter (`profile:BM25` is bm25): profile names are lower case, and a directive typed
+// in capitals was otherwise searched as a word.
+const PROFILE_DIRECTIVE = /(?:^|\s)profile:([a-z][a-z0-9_-]{0,31})(?=\s|$)/gi;
 
 export interface Classification extends Omit<ClassificationResultPayload, 'request'> {}
 
 /** Classifies a query: intent, entities, modality, complexity, confidence, explicit profiles. */
 export function classifyQuery(request: QueryPayload): Classification {
-  const directives = [...request.query.matchAll(PROFILE_DIRECTIVE)].map((m) => m[1]);
+  const directives = [...request.query.matchAll(PROFILE_DIRECTIVE)].map((m) => m[1].toLowerCase());
   const searchText = request.query.replace(PROFILE_DIRECTIVE, ' ').replace(/\s+/g, ' ').trim();
   const lower = searchText.toLowerCase();
   const words = lower.match(WORD) ?? [];
@@ -120,7 +122,7 @@ export function extractEntities(text: string): Entity[] {
     taken.push([start, end]);
     found.push({ text: text.slice(start, end), kind, start, end });
   };
-  for (const m of text.matchAll(/profile:[a-z][a-z0-9_-]{0,31}/g)) add(m.index, m.index + m[0].length, 'profile_directive');
+  for (const m of text.matchAll(/profile:[a-z][a-z0-9_-]{0,31}/gi)) add(m.index, m.index + m[0].length, 'profile_directive');
   for (const m of text.matchAll(/`([^`]+)`/g)) add(m.index, m.index + m[0].length, 'identifier');
   for (const m of text.matchAll(/"([^"]+)"|“([^”]+)”/g)) add(m.index, m.index + m[0].length, 'quoted');
   for (const m of text.matchAll(/(?<=^|\s)--?[a-z][\w-]*/g)) add(m.index, m.index + m[0].length, 'flag');

@@ -90,8 +90,17 @@ describe('parseChorusConfig', () => {
   it('parseChorusConfig - RRF weights: each from 0 to the envelope\'s limit (1000), or start-up fails naming the entry', () => {
     expect(parseChorusConfig({ CHORUS_RRF_WEIGHTS: 'bm25=1000,trigram=0,wordvec=0.5' }, '/').search.rrfWeights).toEqual({ bm25: 1000, trigram: 0, wordvec: 0.5 });
     // A weight the envelope refuses would make every execution_plan a dead letter and every workflow time out.
-    for (const bad of ['bm25=1001', 'bm25=-1', 'bm25=', 'bm25= ', 'bm25=Infinity', 'BM 25=1']) {
+    for (const bad of ['bm25=1001', 'bm25=-1', 'bm25=', 'bm25= ', 'bm25=Infinity', 'BM 25=1', 'bm25=1=2']) {
       expect(() => parseChorusConfig({ CHORUS_RRF_WEIGHTS: bad }, '/')).toThrow(/CHORUS_RRF_WEIGHTS .*weights from 0 to 1000/);
     }
+    // A profile weighted twice: which one was meant?
+    expect(() => parseChorusConfig({ CHORUS_RRF_WEIGHTS: 'bm25=1,bm25=3' }, '/')).toThrow('CHORUS_RRF_WEIGHTS gives bm25 two weights (1 and 3)');
+  });
+
+  it('parseChorusConfig - CHORUS_PROFILES and CHORUS_APPS are sets: a name twice, or a list of nothing, is refused', () => {
+    expect(() => parseChorusConfig({ CHORUS_PROFILES: 'bm25,bm25' }, '/')).toThrow('CHORUS_PROFILES names bm25 more than once');
+    expect(() => parseChorusConfig({ CHORUS_PROFILES: ',' }, '/')).toThrow('CHORUS_PROFILES names nothing (","); leave it unset for the default, bm25,trigram');
+    expect(() => parseChorusConfig({ CHORUS_APPS: 'hub,intent,hub' }, '/')).toThrow('CHORUS_APPS names hub more than once');
+    expect(parseChorusConfig({ CHORUS_PROFILES: ' bm25 , trigram ' }, '/').profiles).toEqual(['bm25', 'trigram']);
   });
 });

@@ -141,13 +141,13 @@ export function parseChorusConfig(env: Readonly<Record<string, string | undefine
       secret: r.string('CHORUS_ID_SECRET', randomBytes(32).toString('hex')),
     },
     corpusPath: corpus ? (isAbsolute(corpus) ? corpus : resolve(root, corpus)) : undefined,
-    profiles: r.list('CHORUS_PROFILES', ['bm25', 'trigram'], PROFILE_NAME_PATTERN),
+    profiles: r.list('CHORUS_PROFILES', ['bm25', 'trigram'], PROFILE_NAME_PATTERN, { set: true }),
     credentials: parseCredentials(r, root),
     publicUrl: r.optional('CHORUS_PUBLIC_URL')?.replace(/\/+$/, ''),
     ops: r.optional('CHORUS_OPS_PORT') === undefined
       ? undefined
       : { host: r.string('CHORUS_OPS_HOST', '127.0.0.1'), port: r.int('CHORUS_OPS_PORT', 0, 0, 65535) },
-    apps: r.list('CHORUS_APPS', [...ALL_APPS], new RegExp(`^(${ALL_APPS.join('|')})$`)),
+    apps: r.list('CHORUS_APPS', [...ALL_APPS], new RegExp(`^(${ALL_APPS.join('|')})$`), { set: true }),
     search: {
       rrfK: r.number('CHORUS_RRF_K', 60, 0, 10_000),
       rankWindow: r.int('CHORUS_RANK_WINDOW', 100, 1, MAX_RANK_WINDOW),

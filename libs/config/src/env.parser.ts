@@ -46,13 +46,22 @@ export class EnvReader {
     return raw as T;
   }
 
-  list(name: string, fallback: string[], pattern?: RegExp): string[] {
+  /**
+   * A comma-separated list. With `set`, a name given twice (two services of one profile) or a list
+   * that names nothing (`,`) is a problem too.
+   */
+  list(name: string, fallback: string[], pattern?: RegExp, options: { set?: boolean } = {}): string[] {
     const raw = this.optional(name);
     if (raw === undefined) return fallback;
     const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
     const bad = pattern ? items.filter((i) => !pattern.test(i)) : [];
     if (bad.length > 0) this.problems.push(`${name} has invalid entries: ${bad.join(', ')}`);
-    return items.filter((i) => !bad.includes(i));
+    if (options.set) {
+      const twice = [...new Set(items.filter((item, i) => items.indexOf(item) !== i))];
+      if (twice.length > 0) this.problems.push(`${name} names ${twice.join(', ')} more than once`);
+      if (items.length === 0) this.problems.push(`${name} names nothing (${JSON.stringify(raw)}); leave it unset for the default, ${fallback.join(',')}`);
+    }
+    return [...new Set(items.filter((i) => !bad.includes(i)))];
   }
 
   /** `name=number,name=number` into a record, e.g. `CHORUS_RRF_WEIGHTS=bm25=1,trigram=0.5`; each weight from 0 to `max`. */
@@ -61,10 +70,12 @@ export class EnvReader {
     if (raw === undefined) return {};
     const out: Record<string, number> = {};
     for (const item of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
-      const [key, value] = item.split('=');
+      const [key, value, ...extra] = item.split('=');
       const n = Number(value);
-      if (!key || !pattern.test(key) || value === undefined || value.trim() === '' || !Number.isFinite(n) || n < 0 || n > max) {
+      if (!key || !pattern.test(key) || value === undefined || value.trim() === '' || extra.length > 0 || !Number.isFinite(n) || n < 0 || n > max) {
         this.problems.push(`${name} must look like bm25=1,trigram=0.5 (weights from 0 to ${max}); bad entry ${JSON.stringify(item)}`);
+      } else if (Object.hasOwn(out, key)) {
+        this.problems.push(`${name} gives ${key} two weights (${out[key]} and ${n})`);
       } else out[key] = n;
     }
     return out;
