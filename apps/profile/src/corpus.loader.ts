@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseJsonlCorpus, splitMarkdownSections, type Document } from '@chorus/profiles';
 
@@ -16,7 +16,18 @@ export interface LoadedCorpus {
 export function loadCorpus(corpusPath: string | undefined, root: string): LoadedCorpus {
   if (corpusPath) {
     if (!existsSync(corpusPath)) throw new Error(`corpus file not found: ${corpusPath} (CHORUS_CORPUS)`);
-    return { source: corpusPath, documents: parseJsonlCorpus(readFileSync(corpusPath, 'utf8'), corpusPath) };
+    if (statSync(corpusPath).isDirectory()) throw new Error(`CHORUS_CORPUS names a directory (${corpusPath}): give a JSON Lines file, one {"id","title","text"} per line`);
+    let text: string;
+    try {
+      // Strict: another encoding read as UTF-8 would index replacement characters instead of its words.
+      text = new TextDecoder('utf-8', { fatal: true }).decode(readFileSync(corpusPath));
+    } catch (e) {
+      throw new Error(`CHORUS_CORPUS ${corpusPath} is not UTF-8 text (${(e as Error).message}); convert it to UTF-8`, { cause: e });
+    }
+    const documents = parseJsonlCorpus(text, corpusPath);
+    // A profile over nothing would answer every query with nothing, looking healthy.
+    if (documents.length === 0) throw new Error(`CHORUS_CORPUS ${corpusPath} holds no document`);
+    return { source: corpusPath, documents };
   }
   const files = [join(root, 'README.md')];
   const docsDir = join(root, 'docs');
