@@ -3,7 +3,10 @@ import { parseEnvelope, profileSubject, workflowSubject, type ToolResultsPayload
 import { analyzeEnglish } from '@chorus/profiles';
 import { waitFor } from '@chorus/testing';
 import { startProfiles } from '../apps/profile/src';
-import { postJson, startChorusFixture, stopApp, type ChorusFixture } from './chorus.fixture';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { getJson, postJson, startChorusFixture, stopApp, type ChorusFixture } from './chorus.fixture';
 
 describe('search fan-out and profile discovery', () => {
   let f: ChorusFixture;
@@ -66,6 +69,23 @@ describe('search fan-out and profile discovery', () => {
     } finally {
       await mute.stop();
     }
+  });
+
+  it('GET /v1/agents - replicas of a profile that search different corpora are a warning (one query would get different answers)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chorus-other-corpus-'));
+    const corpusPath = join(dir, 'other.jsonl');
+    writeFileSync(corpusPath, '{"id":"o1","title":"Other","text":"another corpus altogether"}\n');
+    const other = await startProfiles(f.chorus.bus, { ...f.config, corpusPath, profiles: ['bm25'] }, f.log);
+    try {
+      type Profiles = { profiles: Array<{ name: string; instances: number; warnings: string[] }> };
+      const bm25 = await waitFor(async () => ((await getJson(`${f.url}/v1/agents`)).body as Profiles).profiles.find((p) => p.name === 'bm25' && p.instances === 2));
+      expect(bm25.warnings).toEqual([expect.stringMatching(new RegExp(`^its instances search different corpora, so one query gets different answers: .*${corpusPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(1 documents\\)`))]);
+    } finally {
+      await other.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const alone = ((await getJson(`${f.url}/v1/agents`)).body as { profiles: Array<{ name: string; warnings: string[] }> }).profiles.find((p) => p.name === 'bm25');
+    expect(alone?.warnings).toEqual([]);
   });
 
   it('search - require_all turns a hanging profile into a failed workflow naming it', async () => {

@@ -32,6 +32,8 @@ export interface AgentsReply {
     requests: number;
     errors: number;
     average_ms: number | null;
+    /** What an operator should fix: replicas that search different corpora answer the same query differently. */
+    warnings: string[];
   }>;
   /** Per-agent statistics cover this window (ms). */
   window_ms: number | null;
@@ -89,6 +91,7 @@ export class AgentsController {
       .sort((a, b) => a.name.localeCompare(b.name))
       .map((s) => {
         const requests = s.instances.reduce((a, i) => a + i.requests, 0);
+        const corpora = [...new Set(s.instances.map((i) => `${i.metadata.corpus ?? 'unknown corpus'} (${i.metadata.documents ?? '?'} documents)`))];
         const weighted = s.instances.reduce((a, i) => a + (i.average_ms ?? 0) * i.requests, 0);
         return {
           name: s.name,
@@ -99,6 +102,7 @@ export class AgentsController {
           requests,
           errors: s.instances.reduce((a, i) => a + i.errors, 0),
           average_ms: requests > 0 ? weighted / requests : null,
+          warnings: corpora.length > 1 ? [`its instances search different corpora, so one query gets different answers: ${corpora.join('; ')}`] : [],
         };
       });
     return { agents, profiles, window_ms: stats?.window_ms ?? null };

@@ -15,7 +15,7 @@ export interface DiscoveredService {
   kind: 'agent' | 'profile';
   description: string;
   metadata: Record<string, string>;
-  instances: Array<{ id: string; version: string; started: string | null; requests: number; errors: number; average_ms: number | null }>;
+  instances: Array<{ id: string; version: string; started: string | null; requests: number; errors: number; average_ms: number | null; metadata: Record<string, string> }>;
 }
 
 /**
@@ -43,6 +43,8 @@ export async function discoverServices(bus: Bus, waitMs = 250): Promise<Discover
       errors: s?.endpoints?.reduce((a, e) => a + e.num_errors, 0) ?? 0,
       // Services report processing time in nanoseconds.
       average_ms: requests > 0 ? processing / requests / 1e6 : null,
+      // Each instance's own: replicas of one name may have been started differently (another corpus).
+      metadata: info.metadata ?? {},
     });
     byName.set(`${kind}:${name}`, entry);
   }
