@@ -1,5 +1,5 @@
 import type { FusedResult } from '@chorus/envelope';
-import { composeAnswer, isProse } from './extractive.answer';
+import { NO_MATCHING_SENTENCE, composeAnswer, isProse } from './extractive.answer';
 
 const result = (id: string, text: string, title = id): FusedResult => ({ id, title, text, score: 0.03, ranks: { bm25: 1 } });
 
@@ -41,6 +41,14 @@ describe('composeAnswer', () => {
 
   it('composeAnswer - says so when nothing matched', () => {
     expect(composeAnswer('anything', []).answer).toBe('No documents matched the query.');
+  });
+
+  it('composeAnswer - results of which no sentence holds a word of the query give no quoted answer, and cite nothing', () => {
+    const docs = [result('a', 'Mitochondria are the powerhouse of the cell. They make ATP.')];
+    for (const query of ['xylophone zebra', 'the of and']) {
+      const answer = composeAnswer(query, docs);
+      expect({ answer: answer.answer, sources: answer.sources, listed: answer.results.length }).toEqual({ answer: NO_MATCHING_SENTENCE, sources: [], listed: 1 });
+    }
   });
 });
 

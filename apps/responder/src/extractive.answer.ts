@@ -27,6 +27,9 @@ interface ScoredSentence {
   position: number;
 }
 
+/** The answer when results were found but none of their sentences holds a word of the query. */
+export const NO_MATCHING_SENTENCE = 'No sentence of the results holds a word of the query; the closest results are listed.';
+
 /**
  * A short extractive answer: the sentences of the top documents that share the most query terms
  * (weighted towards better-ranked documents), each cited `[n]` by its result's rank. Every result
@@ -58,12 +61,11 @@ export function composeAnswer(query: string, fused: readonly FusedResult[], opti
   for (const c of candidates) {
     if (chosen.length < options.maxSentences && !chosen.includes(c)) chosen.push(c);
   }
-  if (chosen.length === 0) {
-    const first = perDocument[0][0];
-    if (first) chosen.push(first);
-  }
+  // No sentence shares a word with the query (results found by spelling or by meaning, a query of
+  // stopwords): quoting the first sentence would answer a question nobody asked, citing it.
+  if (chosen.length === 0) return { answer: NO_MATCHING_SENTENCE, results, sources: [] };
   chosen.sort((a, b) => a.rank - b.rank || a.position - b.position);
-  const answer = chosen.length > 0 ? chosen.map((s) => `${s.sentence} [${s.rank}]`).join(' ') : `See ${fused[0].title || fused[0].id} [1].`;
+  const answer = chosen.map((s) => `${s.sentence} [${s.rank}]`).join(' ');
   return {
     answer,
     results,
