@@ -100,6 +100,28 @@ describe('npm run eval', () => {
     expect(summary).toMatchObject({ all_targets_met: false, check_passes: true });
   }, 180_000);
 
+  it('eval - refuses each bad input before it starts anything, naming it (exit 2, no stack trace)', async () => {
+    const file = (name: string, content: string) => {
+      writeFileSync(join(dir, name), content);
+      return join(dir, name);
+    };
+    const base = { corpus: join(dir, 'corpus.jsonl'), queries: join(dir, 'queries.jsonl'), qrels: join(dir, 'qrels.tsv'), out: join(dir, 'bad-out') };
+    const args = (over: Partial<typeof base>, extra: string[] = []) => Object.entries({ ...base, ...over }).flatMap(([k, v]) => [`--${k}`, v]).concat(extra);
+    const cases: Array<[string[], string]> = [
+      [args({ queries: file('none.jsonl', '\n') }), 'holds no query'],
+      [args({ queries: file('twice.jsonl', '{"id":"q1","text":"a"}\n{"id":"q1","text":"b"}\n') }), 'twice.jsonl:2: query id "q1" again (first on line 1)'],
+      [args({ queries: file('broken.jsonl', '{"id":"q1","text":"a"}\n{nope\n') }), 'broken.jsonl:2: invalid JSON'],
+      [args({ qrels: file('empty.tsv', '') }), 'no judgement read'],
+      [args({ corpus: join(dir, 'nope.jsonl') }), `--corpus ${join(dir, 'nope.jsonl')}: no such file`],
+      [args({}, ['--profiles', 'bm52']), '--profiles must name profiles of bm25, trigram, wordvec'],
+      [args({}, ['--profiles', 'bm25', '--fused-profiles', 'bm25,wordvec']), '--fused-profiles names wordvec, which --profiles does not run (bm25)'],
+    ];
+    for (const [argv, expected] of cases) {
+      const { code, output } = await runEval(argv);
+      expect({ code, named: output.includes(expected), stack: /\n\s+at /.test(output) }).toEqual({ code: 2, named: true, stack: false });
+    }
+  });
+
   it('eval - exits 2 and prints its usage without the required options', async () => {
     const { code, output } = await runEval(['--corpus', 'x.jsonl']);
     expect(code).toBe(2);

@@ -6,7 +6,11 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { flags } from '../bench/bench.support';
+import { PROFILE_ENGINES } from '@chorus/profiles';
 import type { FusionSettings } from './eval.system';
+
+/** The profiles the eval can deploy. */
+const PROFILE_NAMES = Object.keys(PROFILE_ENGINES);
 
 export interface EvalOptions {
   corpus: string;
@@ -122,7 +126,11 @@ export function parseEvalOptions(argv: readonly string[], cwd: string): EvalOpti
     weights[profile] = Number(value);
   }
   const profiles = list(raw.profiles);
+  const unknown = profiles.filter((p) => !(PROFILE_NAMES as readonly string[]).includes(p));
+  if (unknown.length > 0 || profiles.length === 0) throw new UsageError(`--profiles must name profiles of ${PROFILE_NAMES.join(', ')}; got ${JSON.stringify(raw.profiles)}`);
   const fused = raw['fused-profiles'];
+  const notDeployed = fused === 'planner' ? [] : list(fused).filter((p) => !profiles.includes(p));
+  if (notDeployed.length > 0) throw new UsageError(`--fused-profiles names ${notDeployed.join(', ')}, which --profiles does not run (${profiles.join(', ')})`);
   return {
     corpus: path(raw.corpus),
     queries: path(raw.queries),

@@ -7,7 +7,7 @@
  * `--recall-gain-floor` is reported loudly but does not fail the check).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRootLogger } from '@chorus/observability';
 import { UsageError, parseEvalOptions, type EvalOptions } from './eval.options';
@@ -20,7 +20,8 @@ import { evaluateRun, parseQrels, parseRun, toRunLines } from './trec.metrics';
 async function main(): Promise<number> {
   const options = parseEvalOptions(process.argv.slice(2), process.cwd());
   const queries = readQueries(options.queries);
-  const qrels = parseQrels(readFileSync(options.qrels, 'utf8'));
+  const qrels = readQrels(options.qrels);
+  if (!existsSync(options.corpus)) throw new UsageError(`--corpus ${options.corpus}: no such file`);
   mkdirSync(options.out, { recursive: true });
   const log = createRootLogger({ name: 'eval', level: 'warn' });
   const fusedLabel = options.fusedProfiles ? options.fusedProfiles.join('+') : 'planner route';
@@ -105,15 +106,39 @@ async function main(): Promise<number> {
 }
 
 function readQueries(path: string): EvalQuery[] {
-  return readFileSync(path, 'utf8')
+  const queries: EvalQuery[] = [];
+  const lineOf = new Map<string, number>();
+  readInput(path, '--queries')
     .split(/\r?\n/)
-    .filter((line) => line.trim() !== '')
-    .map((line, i) => {
-      const q = JSON.parse(line) as { id?: unknown; _id?: unknown; text?: unknown };
-      const id = q.id ?? q._id;
+    .forEach((line, i) => {
+      if (line.trim() === '') return;
+      let q: { id?: unknown; _id?: unknown; text?: unknown };
+      try {
+        q = JSON.parse(line) as typeof q;
+      } catch (e) {
+        throw new UsageError(`${path}:${i + 1}: invalid JSON (${(e as Error).message})`);
+      }
+      const id = q?.id ?? q?._id;
       if (typeof id !== 'string' || typeof q.text !== 'string') throw new UsageError(`${path}:${i + 1}: a query needs string "id" and "text"`);
-      return { id, text: q.text };
+      // Two queries under one id would be scored as one: which one is meant?
+      if (lineOf.has(id)) throw new UsageError(`${path}:${i + 1}: query id ${JSON.stringify(id)} again (first on line ${lineOf.get(id)})`);
+      lineOf.set(id, i + 1);
+      queries.push({ id, text: q.text });
     });
+  if (queries.length === 0) throw new UsageError(`--queries ${path} holds no query (one {"id","text"} per line)`);
+  return queries;
+}
+
+/** The qrels, of which at least one judgement must be read: an empty or misformatted file would score every run 0. */
+function readQrels(path: string) {
+  const qrels = parseQrels(readInput(path, '--qrels'));
+  if (qrels.size === 0) throw new UsageError(`--qrels ${path}: no judgement read (one "query-id 0 doc-id relevance" or "query-id doc-id relevance" per line, separated by white space)`);
+  return qrels;
+}
+
+function readInput(path: string, flag: string): string {
+  if (!existsSync(path)) throw new UsageError(`${flag} ${path}: no such file`);
+  return readFileSync(path, 'utf8');
 }
 
 /** The same figures from an independent evaluator (eval-trec.mjs `--json`), to 1e-9. */
