@@ -111,6 +111,7 @@ describe('npm run eval', () => {
       [args({ queries: file('none.jsonl', '\n') }), 'holds no query'],
       [args({ queries: file('twice.jsonl', '{"id":"q1","text":"a"}\n{"id":"q1","text":"b"}\n') }), 'twice.jsonl:2: query id "q1" again (first on line 1)'],
       [args({ queries: file('broken.jsonl', '{"id":"q1","text":"a"}\n{nope\n') }), 'broken.jsonl:2: invalid JSON'],
+      [args({ queries: file('spaced.jsonl', '{"id":"q 1","text":"a"}\n') }), 'spaced.jsonl:1: query id "q 1" holds white space'],
       [args({ qrels: file('empty.tsv', '') }), 'no judgement read'],
       [args({ corpus: join(dir, 'nope.jsonl') }), `--corpus ${join(dir, 'nope.jsonl')}: no such file`],
       [args({}, ['--profiles', 'bm52']), '--profiles must name profiles of bm25, trigram, wordvec'],

@@ -120,6 +120,8 @@ function readQueries(path: string): EvalQuery[] {
       }
       const id = q?.id ?? q?._id;
       if (typeof id !== 'string' || typeof q.text !== 'string') throw new UsageError(`${path}:${i + 1}: a query needs string "id" and "text"`);
+      // Known before anything starts: its run lines could not be written (toRunLines).
+      if (/\s/.test(id)) throw new UsageError(`${path}:${i + 1}: query id ${JSON.stringify(id)} holds white space, which a TREC run file cannot`);
       // Two queries under one id would be scored as one: which one is meant?
       if (lineOf.has(id)) throw new UsageError(`${path}:${i + 1}: query id ${JSON.stringify(id)} again (first on line ${lineOf.get(id)})`);
       lineOf.set(id, i + 1);

@@ -77,12 +77,11 @@ export function parseRun(text: string): Rankings {
 export function toRunLines(qid: string, entries: readonly RunEntry[], tag: string): string[] {
   const lines: string[] = [];
   let previous = Infinity;
+  // A run line's fields are separated by white space: an id holding some would shift the columns
+  // of every reader (and score the run as if nothing was found).
+  const spaced = /\s/.test(qid) ? qid : entries.find((e) => /\s/.test(e.id))?.id;
+  if (spaced !== undefined) throw new RangeError(`id ${JSON.stringify(spaced)} holds white space, which a TREC run file cannot: give the corpus and the queries ids without it`);
   entries.forEach((entry, i) => {
-    // A run line's fields are separated by white space: an id holding some would shift the columns
-    // of every reader (and score the run as if nothing was found).
-    if (/\s/.test(entry.id) || /\s/.test(qid)) {
-      throw new RangeError(`id ${JSON.stringify(/\s/.test(qid) ? qid : entry.id)} holds white space, which a TREC run file cannot: give the corpus and the queries ids without it`);
-    }
     let score = entry.score;
     if (!(score < previous)) score = nextDown(previous);
     previous = score;
