@@ -29,10 +29,11 @@ function writeFixture(dir: string): void {
   const queries = [
     { id: 'q1', text: 'reciprocal rank fusion' },
     { id: 'q2', text: 'porter stemmer stems' },
-    { id: 'q3', text: 'durable consumer acknowledges messages' },
+    // A numeric id, as BEIR-style files may hold: read as its digits, as the corpus reads document ids.
+    { id: 3, text: 'durable consumer acknowledges messages' },
   ];
   writeFileSync(join(dir, 'queries.jsonl'), queries.map((q) => JSON.stringify(q)).join('\n'));
-  writeFileSync(join(dir, 'qrels.tsv'), 'query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t1\nq3\td3\t1\nq3\td4\t1\n');
+  writeFileSync(join(dir, 'qrels.tsv'), 'query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t1\n3\td3\t1\n3\td4\t1\n');
 }
 
 function runEval(args: string[]): Promise<{ code: number | null; output: string }> {
@@ -67,9 +68,9 @@ describe('npm run eval', () => {
       const q1 = lines.map((l) => l.split(' ')).filter((f) => f[0] === 'q1');
       expect(q1[0]).toEqual(['q1', 'Q0', 'd1', '1', expect.any(String), `chorus-${name}`]);
       for (let i = 1; i < q1.length; i++) expect(Number(q1[i][4])).toBeLessThan(Number(q1[i - 1][4]));
-      expect(new Set(lines.map((l) => l.split(' ')[0]))).toEqual(new Set(['q1', 'q2', 'q3']));
+      expect(new Set(lines.map((l) => l.split(' ')[0]))).toEqual(new Set(['q1', 'q2', '3']));
     }
-    // bm25 puts d1, d2 and d3 first; q3's second relevant document (d4) shares no term with it.
+    // bm25 puts d1, d2 and d3 first; query 3's second relevant document (d4) shares no term with it.
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
     expect(summary.runs.bm25.mrr10).toBe(1);
     expect(summary.runs.bm25.ndcg10).toBeLessThan(1);

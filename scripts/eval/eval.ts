@@ -118,8 +118,12 @@ function readQueries(path: string): EvalQuery[] {
       } catch (e) {
         throw new UsageError(`${path}:${i + 1}: invalid JSON (${(e as Error).message})`);
       }
-      const id = q?.id ?? q?._id;
-      if (typeof id !== 'string' || typeof q.text !== 'string') throw new UsageError(`${path}:${i + 1}: a query needs string "id" and "text"`);
+      const raw = q?.id ?? q?._id;
+      // Ids are read as the corpus reads them: a string, or a safe integer (qrels name it in digits).
+      const id = typeof raw === 'number' && Number.isSafeInteger(raw) ? String(raw) : raw;
+      if (typeof id !== 'string' || id === '' || typeof q.text !== 'string') {
+        throw new UsageError(`${path}:${i + 1}: a query needs an "id" (a string or a safe integer) and a string "text"`);
+      }
       // Known before anything starts: its run lines could not be written (toRunLines).
       if (/\s/.test(id)) throw new UsageError(`${path}:${i + 1}: query id ${JSON.stringify(id)} holds white space, which a TREC run file cannot`);
       // Two queries under one id would be scored as one: which one is meant?

@@ -66,6 +66,12 @@ describe('planExecution', () => {
     expect(plan.explanation).toMatch(/bm25, trigram/);
   });
 
+  it('planExecution - COMPLEX with one profile says it is queried alone, not in parallel', () => {
+    const plan = planExecution(classification(), { ...options, profiles: ['bm25'] }, deadline, now);
+    expect(plan.route).toBe('COMPLEX');
+    expect(plan.explanation).toMatch(/: querying bm25 alone\.$/);
+  });
+
   it('planExecution - COMPLEX trusts trigram more for code identifiers and likely typos', () => {
     const plain = planExecution(classification(), options, deadline, now);
     const code = planExecution(

@@ -188,7 +188,8 @@ function explain(route: Route, profiles: PlannedProfile[], c: ClassificationResu
   if (route === 'PARALLEL') return `The caller named ${profiles.length} profiles (${names}); they are queried in parallel and fused with RRF.`;
   const typos = likelyTypos(c);
   const withTypos = typos.length > 0 ? ` with likely typos (${typos.join(', ')})` : '';
-  return `A ${c.complexity} ${c.modality.replace('_', ' ')} ${c.intent.replace('_', '-')} query${withTypos}: querying ${names} in parallel and fusing with RRF.`;
+  const how = profiles.length === 1 ? `querying ${names} alone` : `querying ${names} in parallel and fusing with RRF`;
+  return `A ${c.complexity} ${c.modality.replace('_', ' ')} ${c.intent.replace('_', '-')} query${withTypos}: ${how}.`;
 }
 
 function unique(names: string[]): string[] {
