@@ -95,6 +95,8 @@ describe('parseChorusConfig', () => {
     }
     // A profile weighted twice: which one was meant?
     expect(() => parseChorusConfig({ CHORUS_RRF_WEIGHTS: 'bm25=1,bm25=3' }, '/')).toThrow('CHORUS_RRF_WEIGHTS gives bm25 two weights (1 and 3)');
+    expect(() => parseChorusConfig({ CHORUS_RRF_WEIGHTS: 'bm25=0,trigram=0' }, '/')).toThrow('CHORUS_RRF_WEIGHTS gives every profile of CHORUS_PROFILES (bm25, trigram) weight 0');
+    expect(parseChorusConfig({ CHORUS_RRF_WEIGHTS: 'bm25=0' }, '/').search.rrfWeights).toEqual({ bm25: 0 });
   });
 
   it('parseChorusConfig - CHORUS_PROFILES and CHORUS_APPS are sets: a name twice, or a list of nothing, is refused', () => {

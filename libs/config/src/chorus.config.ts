@@ -179,6 +179,11 @@ export function parseChorusConfig(env: Readonly<Record<string, string | undefine
   if (config.workflow.defaultDeadlineMs > config.workflow.maxDeadlineMs) {
     r.problems.push('CHORUS_DEFAULT_DEADLINE_MS must not exceed CHORUS_MAX_DEADLINE_MS');
   }
+  const weights = config.search.rrfWeights;
+  if (weights && config.profiles.every((p) => weights[p] === 0)) {
+    // Every fused score would be 0: the results would come in an arbitrary (if deterministic) order.
+    r.problems.push(`CHORUS_RRF_WEIGHTS gives every profile of CHORUS_PROFILES (${config.profiles.join(', ')}) weight 0: nothing would rank; give one a weight above 0`);
+  }
   for (const server of config.bus.servers) {
     if (!isNatsServer(server)) r.problems.push(`NATS_URL: ${JSON.stringify(server)} is not a NATS server address (host:port, nats://host:port; a port up to 65535)`);
   }
