@@ -147,6 +147,31 @@ describe('hub lifecycle', () => {
     expect(stats.totals.cancelled).toBe(0);
   });
 
+  it('hub - envelopes of a workflow nobody submitted are left out of the ledger, counted, not listed as workflows', async () => {
+    const metric = async (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(await (await fetch(`${f.url}/metrics`)).text())?.[1] ?? NaN);
+    const before = await metric('chorus_hub_unknown_workflow_envelopes_total');
+    const deadline = new Date(Date.now() + 60_000).toISOString();
+    const stray = (messageType: 'orchestration_command' | 'status_update', payload: object, failed = false): Envelope => {
+      const e = createEnvelope({ messageType, correlationId: `stray-${messageType}-${failed ? 'error' : 'success'}`, tenantId: 'default', agent: 'test-client', deadline, payload: payload as never });
+      return failed ? { ...e, status: 'error', error_details: { error_type: 'BOOM', error_message: 'failed', retry_possible: false } } : e;
+    };
+    const strays = [
+      stray('orchestration_command', { command: 'cancel', reason: 'never submitted' }),
+      stray('status_update', { workflow_status: 'running', previous_status: 'pending', step: null, reason: 'made up' }),
+      stray('status_update', { workflow_status: 'failed', previous_status: 'running', step: null, reason: 'made up' }, true),
+    ];
+    for (const e of strays) await f.chorus.bus.publish(e);
+    // A real workflow after them: once it is recorded, the hub has handled every stray before it.
+    const done = await postJson(`${f.url}/v1/queries?wait=true`, { query: 'what is a stray envelope' });
+    expect(done.body.status).toBe('completed');
+    expect(await metric('chorus_hub_unknown_workflow_envelopes_total')).toBe(before + strays.length);
+    for (const e of strays) expect((await getJson(`${f.url}/v1/workflows/${e.correlation_id}`)).status).toBe(404);
+    const list = (await getJson(`${f.url}/v1/workflows`)).body as { workflows: Array<{ correlation_id: string }> };
+    expect(list.workflows.map((w) => w.correlation_id)).toEqual([done.body.correlation_id]);
+    const totals = (await getJson(`${f.url}/v1/stats`)).body.totals;
+    expect({ active: totals.active, failed: totals.failed, cancelled: totals.cancelled, completed: totals.completed }).toEqual({ active: 0, failed: 0, cancelled: 0, completed: 1 });
+  });
+
   it('hub - lists workflows with filters and pagination, and reports totals and per-agent statistics', async () => {
     await stopApp(f, 'responder');
     await postJson(`${f.url}/v1/queries`, { query: 'this one times out', deadline_ms: 300 });

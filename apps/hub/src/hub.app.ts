@@ -14,6 +14,11 @@ export const LEDGER_EVENTS_STREAM = 'CHORUS_LEDGER';
 function registerHubMetrics(bus: Bus, queries: HubQueries, hub: HubService): void {
   bus.metrics.counterFrom('chorus_hub_ledger_writes_total', 'Ledger writes by this hub since it started', () => hub.writes.records);
   bus.metrics.counterFrom('chorus_hub_ledger_transitions_total', 'Envelopes and events whose effects those writes stored', () => hub.writes.transitions);
+  bus.metrics.counterFrom(
+    'chorus_hub_unknown_workflow_envelopes_total',
+    'Envelopes of a workflow the ledger has no record of (no query), left out of it, by this hub since it started',
+    () => hub.ignored.unknownWorkflow,
+  );
   // The four gauges below share one read of the totals per scrape.
   let read: { at: number; totals: ReturnType<typeof fetchTotals> } | undefined;
   const fetchTotals = () => queries.stats().then((s) => s.totals);

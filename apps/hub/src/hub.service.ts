@@ -79,6 +79,8 @@ export class HubService {
   readonly tenantAgentStats = new TenantAgentStats();
   /** Ledger writes, and the transitions they stored (several per write when they queue up together). */
   readonly writes = { records: 0, transitions: 0 };
+  /** Envelopes left out of the ledger: those of a workflow it has no record of, since this hub started. */
+  readonly ignored = { unknownWorkflow: 0 };
   readonly recent: RecentIndex;
   private readonly retries: RetryStarter;
   private active = false;
@@ -137,7 +139,17 @@ export class HubService {
    * workflow's turn, so its envelopes are still applied in order once NATS is back.
    */
   onEnvelope(envelope: Envelope, delivery: Delivery, log: Logger): Promise<Transition | null> {
-    const apply = (current: WorkflowRecord | null, retrySource?: Envelope | null) => applyEnvelope(current, envelope, delivery, new Date(), { retrySource });
+    const apply = (current: WorkflowRecord | null, retrySource?: Envelope | null) => {
+      // A workflow starts with its query. Any other envelope of a workflow the ledger does not hold
+      // (an id nobody submitted, another tenant's, or one forgotten after its retention) is left out
+      // of the ledger: recorded, it would list a workflow with no query, counted as created.
+      if (current === null && envelope.message_type !== 'query') {
+        this.ignored.unknownWorkflow += 1;
+        log.warn({ message_type: envelope.message_type, from: envelope.agent, stream_seq: delivery.streamSeq }, 'envelope of a workflow the hub has no record of (no query): not recorded');
+        return null;
+      }
+      return applyEnvelope(current, envelope, delivery, new Date(), { retrySource });
+    };
     // A retry runs the workflow's own query again, read from the stream in the workflow's turn.
     const transition = isRetryCommand(envelope)
       ? async (current: WorkflowRecord | null) => apply(current, retryWouldStart(current) ? await this.retries.ranQuery(current) : null)
