@@ -63,6 +63,13 @@ describe('hub at scale', () => {
       payload: { query: 'how long may a workflow run', top_k: 5, require_all: false },
     });
     await f.chorus.bus.publish(envelope);
+    // While it runs, its record shows the deadline it is held to, which watchers time their waits by.
+    const running = await waitFor(async () => {
+      const r = await getJson(`${f.url}/v1/workflows/far-deadline-1`);
+      return r.status === 200 ? (r.body as WorkflowView) : undefined;
+    });
+    expect(running.status).not.toBe('timed_out');
+    expect(Date.parse(running.deadline)).toBe(Date.parse(running.started_at) + 1500);
     const view = await waitFor(
       async () => {
         const r = await getJson(`${f.url}/v1/workflows/far-deadline-1`);

@@ -148,7 +148,11 @@ export class HubService {
         log.warn({ message_type: envelope.message_type, from: envelope.agent, stream_seq: delivery.streamSeq }, 'envelope of a workflow the hub has no record of (no query): not recorded');
         return null;
       }
-      return applyEnvelope(current, envelope, delivery, new Date(), { retrySource });
+      const t = applyEnvelope(current, envelope, delivery, new Date(), { retrySource });
+      // The record shows the deadline the hub holds the workflow to from its query on, not only once
+      // it times out: watchers and clients time their waits by it.
+      const held = t.record === current ? t.record : this.timeouts.heldToMaxDeadline(t.record);
+      return held === t.record ? t : { ...t, record: held };
     };
     // A retry runs the workflow's own query again, read from the stream in the workflow's turn.
     const transition = isRetryCommand(envelope)
