@@ -67,6 +67,19 @@ describe('hub lifecycle', () => {
     expect(terminalUpdates(await history(view.correlation_id))).toEqual(['timed_out']);
   });
 
+  it('hub - junk stored on a workflow\'s response subject (dead-lettered) does not hold its timeout back', async () => {
+    await stopApp(f, 'responder');
+    const submitted = await postJson(`${f.url}/v1/queries`, { query: 'what is a junk response', deadline_ms: 1500 });
+    const id = submitted.body.correlation_id as string;
+    await waitFor(async () => (await getJson(`${f.url}/v1/workflows/${id}`)).body.steps?.length === 4, { what: 'the tool results recorded' });
+    // Stored before the deadline, so it looks like an end the hub has yet to apply; it is not one.
+    await f.chorus.bus.js.publish(`chorus.wf.default.response.${id}`, 'not json');
+    const view = await finished(id, 10_000);
+    expect(view.status).toBe('timed_out');
+    expect(Date.parse(view.finished_at!) - Date.parse(view.deadline)).toBeLessThan(1000);
+    expect(terminalUpdates(await history(id))).toEqual(['timed_out']);
+  });
+
   it('hub - a cancelled workflow stops before the responder', async () => {
     await stopApp(f, 'profiles');
     const submitted = await postJson(`${f.url}/v1/queries`, { query: 'what is cancellation', deadline_ms: 8000 });

@@ -6,23 +6,28 @@ import { parseEnvelope, workflowSubject } from '@chorus/envelope';
 const HUB_CONSUMER = durableName(HUB_AGENT, ALL_MESSAGE_TYPES);
 
 /**
- * Whether something that ends the workflow was stored in the stream by `deadline` and is not in
- * its record yet: its response, an agent's failure report (any envelope with status `error`) or a
- * cancel. The response, the common case, is one lookup. The others need the workflow's history,
- * read only when the hub's consumer still has envelopes pending or in flight (otherwise everything
- * stored has been applied). An envelope the hub would refuse (invalid) never counts.
+ * Whether something that ends the workflow was stored in the stream by `deadline` and the hub has
+ * not handled yet: its response, an agent's failure report (any envelope with status `error`) or a
+ * cancel. Only what lies past the hub consumer's acknowledgement floor can still be waiting: an
+ * envelope at or below it was handled already (applied, or refused: invalid, a duplicate, or an
+ * effect the ledger could not store), so it will never end the workflow. When the consumer has
+ * nothing pending or in flight, everything stored has been handled. The response, the common case,
+ * is one lookup; the others need the workflow's history. An envelope the hub would refuse
+ * (invalid) never counts.
  */
 export async function endStoredBy(bus: Bus, record: WorkflowRecord, deadline: number, clockSkewMs: number): Promise<boolean> {
   const { tenant_id: tenantId, correlation_id: correlationId } = record;
-  const responded = await bus.lastStoredAt(workflowSubject(tenantId, 'response', correlationId));
-  if (responded !== null && responded.getTime() <= deadline) return true;
   const consumer = await bus.jsm.consumers.info(bus.options.workflowStream, HUB_CONSUMER);
   if (consumer.num_pending === 0 && consumer.num_ack_pending === 0) return false;
+  const handledUpTo = consumer.ack_floor.stream_seq;
+  const subject = workflowSubject(tenantId, 'response', correlationId);
+  const response = await bus.lastStoredMessage(subject);
+  if (response !== null && response.seq > handledUpTo && response.time.getTime() <= deadline && parseEnvelope(response.data, { subject }).ok) return true;
   const applied = new Set(Object.values(record.seen));
   const since = new Date(Date.parse(record.started_at) - clockSkewMs);
   for (const entry of await readWorkflowHistory(bus, correlationId, { tenantId, since })) {
     if (Date.parse(entry.stored_at) > deadline) break;
-    if (applied.has(entry.seq)) continue;
+    if (entry.seq <= handledUpTo || applied.has(entry.seq)) continue;
     const parsed = parseEnvelope(entry.envelope, { subject: entry.subject });
     if (!parsed.ok) continue;
     const e = parsed.value;
