@@ -3,6 +3,7 @@ import { ChorusError } from '@chorus/envelope';
 export const HubErrorCodes = Object.freeze({
   WorkflowNotFound: 'WORKFLOW_NOT_FOUND',
   NotActive: 'HUB_NOT_ACTIVE',
+  Busy: 'HUB_BUSY',
 } as const);
 
 export class WorkflowNotFoundError extends ChorusError {
@@ -20,5 +21,13 @@ export class HubNotActiveError extends ChorusError {
   readonly code = HubErrorCodes.NotActive;
   constructor() {
     super('this hub replica no longer holds the lease; the active hub applies the envelope', { retryable: true });
+  }
+}
+
+/** The hub runs as many reads of this kind as it takes at once: try again shortly. */
+export class HubBusyError extends ChorusError {
+  readonly code = HubErrorCodes.Busy;
+  constructor(detail: string) {
+    super(`the hub is busy: ${detail}; try again shortly`, { retryable: true });
   }
 }

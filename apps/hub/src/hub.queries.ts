@@ -22,6 +22,7 @@ import type { AgentWindowStats } from './agent.stats';
 import { WorkflowNotFoundError } from './hub.errors';
 import { LEDGER_EVENTS, type HubService } from './hub.service';
 import type { LedgerStore } from './ledger.store';
+import { ReadLimiter } from './read.limiter';
 
 /**
  * How many times a history read that found fewer envelopes than the ledger's steps is read again
@@ -32,6 +33,9 @@ const HISTORY_REREADS = 5;
 const HISTORY_REREAD_WITHIN_MS = 10 * 60_000;
 
 const HUB_QUEUE = 'chorus-hub';
+/** History reads one hub runs at once, and how many more may wait (see ReadLimiter). */
+const HISTORY_READS_AT_ONCE = 8;
+const HISTORY_READS_QUEUED = 64;
 const MAX_PAGE = 500;
 
 /** What `chorus.hub.stats` (and `GET /v1/stats`) answers. */
@@ -61,6 +65,8 @@ export interface HubStats {
  * replica; list and stats by the active hub, which holds the recent index and the agent windows.
  */
 export class HubQueries {
+  private readonly historyReads = new ReadLimiter(HISTORY_READS_AT_ONCE, HISTORY_READS_QUEUED, 'history reads');
+
   constructor(
     private readonly bus: Bus,
     private readonly hub: HubService,
@@ -95,7 +101,7 @@ export class HubQueries {
     const record = await this.record(raw);
     // Start a minute before the workflow began, so clock skew between publishers loses nothing.
     const since = new Date(Date.parse(record.started_at) - 60_000);
-    const read = () => readWorkflowHistory(this.bus, record.correlation_id, { tenantId: record.tenant_id, since });
+    const read = () => this.historyReads.run(() => readWorkflowHistory(this.bus, record.correlation_id, { tenantId: record.tenant_id, since }));
     let entries = await read();
     // The ledger saw at least one stored envelope per step. A read that finds fewer came from a
     // replica still catching up (after a cluster lost a node, the server hosting the read can lag

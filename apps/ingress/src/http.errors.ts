@@ -83,6 +83,8 @@ function reason(status: number): string {
 /** The hub's error codes the API answers as a client error. */
 const HUB_BAD_REQUEST = EnvelopeErrorCodes.BadRequest;
 const HUB_NOT_FOUND = 'WORKFLOW_NOT_FOUND';
+/** The hub refused a read because it runs as many as it takes at once (apps/hub, HubBusyError). */
+const HUB_BUSY = 'HUB_BUSY';
 
 /**
  * Maps errors to JSON: HTTP exceptions as they are, an invalid envelope as a 400 with its fields, a
@@ -111,6 +113,9 @@ export class HttpErrorFilter implements ExceptionFilter {
     } else if (exception instanceof IdempotencyKeyReusedError) {
       // draft-ietf-httpapi-idempotency-key-header: a key reused with another request payload is a 422.
       body = errorBody(422, exception.message, [{ field: 'Idempotency-Key', messages: [`used before for a request whose ${exception.differing}`] }]);
+    } else if (exception instanceof RemoteError && exception.code === HUB_BUSY) {
+      res.setHeader('Retry-After', '1');
+      body = errorBody(503, exception.message);
     } else if (exception instanceof NotRecordedYetError) {
       res.setHeader('Retry-After', '1');
       body = errorBody(503, exception.message);

@@ -74,7 +74,11 @@ export class WorkflowsController {
   @ApiOperation({ summary: "The workflow's envelopes in stream order (its audit trail)" })
   @ApiResponse({ status: 200, type: HistoryReplySchema, description: '`{correlation_id, envelopes}`, each envelope as published' })
   @ApiResponse({ status: 404, type: ErrorBodySchema, description: "Unknown, expired, or another tenant's" })
-  @ApiResponse({ status: 503, type: ErrorBodySchema, description: 'Accepted, but the hub has not recorded it yet (or is not answering): retry' })
+  @ApiResponse({
+    status: 503,
+    type: ErrorBodySchema,
+    description: 'Accepted, but the hub has not recorded it yet (or is not answering), or it runs as many history reads as it takes (`Retry-After`): retry',
+  })
   async history(
     @Param('id') id: string,
     @Query('tenant_id') tenant: string | undefined,
