@@ -1,15 +1,17 @@
 import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microservices';
 import { firstValueFrom } from 'rxjs';
 import type { WorkflowView } from '@chorus/envelope';
+import { LogCapture, waitFor } from '@chorus/testing';
 import { startChorusFixture, type ChorusFixture } from './chorus.fixture';
 
 /** A NestJS app that knows nothing of Chorus but its NATS address, using the stock NATS transport. */
 describe('stock NestJS ClientProxy', () => {
   let f: ChorusFixture;
   let client: ClientProxy;
+  const logs = new LogCapture();
 
   beforeAll(async () => {
-    f = await startChorusFixture();
+    f = await startChorusFixture({ CHORUS_LOG_LEVEL: 'warn' }, {}, undefined, logs);
     client = ClientProxyFactory.create({ transport: Transport.NATS, options: { servers: [f.nats.url] } });
     await client.connect();
   });
@@ -38,6 +40,17 @@ describe('stock NestJS ClientProxy', () => {
         ]),
       }),
     );
+  });
+
+  it('ClientProxy - a body that is JSON but no packet (null) is answered with an error, not left to time out', async () => {
+    const reply = await f.chorus.bus.nc.request('chorus.query', 'null', { timeout: 5000 });
+    expect(reply.json()).toEqual({ err: expect.objectContaining({ status: 'error', message: 'data must be an object: {query, tenant_id?, …}' }), isDisposed: true });
+  });
+
+  it('ClientProxy - emit (no reply subject) starts nothing and says so in the log, rather than vanishing', async () => {
+    await firstValueFrom(client.emit('chorus.query', { query: 'emitted, not sent' }), { defaultValue: undefined });
+    const line = await waitFor(() => logs.lines.find((l) => /without a reply subject \(ClientProxy\.emit\?\) was ignored: use send\(\)/.test(String(l.msg))));
+    expect(line).toMatchObject({ level: 40, pattern: 'chorus.query' });
   });
 
   it('ClientProxy - a deadline_ms over the deployment\'s cap is one error naming it, over the contract\'s bound too', async () => {

@@ -35,12 +35,19 @@ export function serveNestPattern(
   const sub: Subscription = bus.nc.subscribe(pattern, {
     queue,
     callback: (err, msg) => {
-      if (err || !msg.reply) return;
+      if (err) return;
+      if (!msg.reply) {
+        // `emit` (an event pattern) has no reply subject: nobody could hear what became of it.
+        log.warn({ pattern, bytes: msg.data.length }, `a message on ${pattern} without a reply subject (ClientProxy.emit?) was ignored: use send(), whose reply carries the result`);
+        return;
+      }
       void (async () => {
         let packet: NestPacket = {};
         let reply: Record<string, unknown>;
         try {
-          packet = msg.json<NestPacket>();
+          const parsed = msg.json<unknown>();
+          // JSON that is no packet (null, a number, an array) has no id and no data: the handler says what is wrong.
+          packet = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as NestPacket) : {};
           const outcome = await handle(packet.data);
           reply = { id: packet.id, ...outcome, isDisposed: true };
         } catch (e) {
