@@ -1,5 +1,5 @@
 import { getJson, postJson, startChorusFixture, type ChorusFixture } from './chorus.fixture';
-import { waitFor } from '@chorus/testing';
+import { LogCapture, waitFor } from '@chorus/testing';
 import { openApiChecker } from './openapi.check';
 import { readSse } from './sse';
 
@@ -156,14 +156,31 @@ describe('front door: tenancy', () => {
   const ACME = 'acme-key-0123456789abcdef';
   const GLOBEX = 'globex-key-0123456789abcdef';
 
+  const logs = new LogCapture();
+
   beforeAll(async () => {
-    f = await startChorusFixture({ CHORUS_API_KEYS: `${ACME}:acme,${GLOBEX}:globex` });
+    f = await startChorusFixture({ CHORUS_API_KEYS: `${ACME}:acme,${GLOBEX}:globex`, CHORUS_LOG_LEVEL: 'info' }, {}, undefined, logs);
   });
   afterAll(async () => {
     await f?.stop();
   });
 
   const auth = (key: string) => ({ authorization: `Bearer ${key}` });
+
+  it('tenancy - request log lines never carry an API key, accepted or refused, from either header or over A2A', async () => {
+    await getJson(`${f.url}/v1/workflows`, auth(ACME));
+    await getJson(`${f.url}/v1/workflows`, { 'x-api-key': GLOBEX });
+    await getJson(`${f.url}/v1/workflows`, auth('refused-key-0123456789abcdef'));
+    await postJson(`${f.url}/a2a`, { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } }, auth(ACME));
+    const lines = await waitFor(() => {
+      const found = logs.lines.filter((l) => (l.req as { url?: string } | undefined)?.url !== undefined);
+      return found.length >= 4 ? found : undefined;
+    });
+    expect(logs.raw.filter((l) => /acme-key|globex-key|refused-key/.test(l))).toEqual([]);
+    const headers = lines.map((l) => (l.req as { headers: Record<string, string> }).headers);
+    expect(headers.filter((h) => h.authorization !== undefined).every((h) => h.authorization === '[redacted]')).toBe(true);
+    expect(headers.some((h) => h['x-api-key'] === '[redacted]')).toBe(true);
+  });
 
   it('tenancy - a missing or wrong key is 401; health needs none', async () => {
     expect((await postJson(`${f.url}/v1/queries`, { query: 'hello' })).status).toBe(401);

@@ -1,5 +1,5 @@
 import { LogCapture, duplicateTopLevelKeys, waitFor } from '@chorus/testing';
-import { postJson, startChorusFixture, type ChorusFixture } from './chorus.fixture';
+import { getJson, postJson, startChorusFixture, stopApp, type ChorusFixture } from './chorus.fixture';
 
 /** What docs/operations.md says of the logs, on a whole Chorus in one process. */
 describe('logs', () => {
@@ -26,6 +26,25 @@ describe('logs', () => {
     await waitFor(() => logs.lines.some((l) => l.msg === 'workflow retried'), { what: "the hub's line about the retry" });
     const twice = logs.raw.map((line) => ({ line: line.slice(0, 160), keys: duplicateTopLevelKeys(line) })).filter((l) => l.keys.length > 0);
     expect(twice).toEqual([]);
+  });
+
+  it('logs - an invalid envelope dead-lettered is logged under the correlation id and tenant of its subject', async () => {
+    await f.chorus.bus.js.publish('chorus.wf.default.query.badenv-logs-1', JSON.stringify({ correlation_id: 'badenv-logs-1' }));
+    const lines = await waitFor(() => {
+      const found = logs.lines.filter((l) => l.msg === 'invalid envelope dead-lettered' && l.subject === 'chorus.wf.default.query.badenv-logs-1');
+      return found.length >= 2 ? found : undefined;
+    }, { what: 'the dead-letter lines of the hub and intent' });
+    for (const l of lines) expect(l).toMatchObject({ correlation_id: 'badenv-logs-1', tenant_id: 'default', level: 40 });
+    expect(logs.raw.filter((l) => l.includes('invalid envelope dead-lettered') && duplicateTopLevelKeys(l).length > 0)).toEqual([]);
+  });
+
+  it('logs - a request Chorus cannot serve (503) is logged at warn, an ordinary one at info', async () => {
+    await getJson(`${f.url}/v1/workflows?limit=1`);
+    await stopApp(f, 'hub');
+    expect((await getJson(`${f.url}/v1/workflows?limit=2`)).status).toBe(503);
+    const line = (limit: number) => logs.lines.find((l) => (l.req as { url?: string } | undefined)?.url === `/v1/workflows?limit=${limit}`);
+    await waitFor(() => line(2), { what: 'the request line of the 503' });
+    expect({ ok: line(1)?.level, unavailable: line(2)?.level }).toEqual({ ok: 30, unavailable: 40 });
   });
 
   it('logs - duplicateTopLevelKeys finds a key written twice at the top level only', () => {

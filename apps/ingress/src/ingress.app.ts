@@ -45,6 +45,11 @@ export async function startIngress(bus: Bus, config: ChorusConfig, parentLog: Lo
       logger: log,
       customProps: (_req, res) => ({ correlation_id: (res as unknown as { locals?: { correlation_id?: string } }).locals?.correlation_id }),
       autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/ready' },
+      // A level filter (>= warn) finds the requests Chorus could not serve: 503 and 504 (Chorus or
+      // NATS not answering) at warn, a 500 at error; every other answer at info.
+      customLogLevel: (_req, res, err) => (err || res.statusCode === 500 ? 'error' : res.statusCode >= 500 ? 'warn' : 'info'),
+      // Request lines carry the headers, but never a credential: API keys were in every line.
+      serializers: { req: (req: { headers?: Record<string, unknown> }) => ({ ...req, headers: withoutCredentials(req.headers) }) },
     }),
   );
   let url = config.publicUrl ?? '';
@@ -101,4 +106,14 @@ function countResponses(registry: Registry) {
     res.once('finish', () => counter.inc({ status: String(res.statusCode) }));
     next();
   };
+}
+
+/** Headers that carry credentials (API keys, cookies), logged as `[redacted]`. */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'cookie', 'set-cookie']);
+
+export function withoutCredentials(headers: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!headers) return headers;
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(headers)) out[name] = CREDENTIAL_HEADERS.has(name.toLowerCase()) ? '[redacted]' : value;
+  return out;
 }

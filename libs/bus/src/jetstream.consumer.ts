@@ -6,6 +6,7 @@ import {
   idempotencyKey,
   isMessageType,
   parseEnvelope,
+  parseWorkflowSubject,
   StepFailedError,
   toErrorDetails,
   workflowFilter,
@@ -89,7 +90,9 @@ export class JetStreamConsumer {
     if (!parsed.ok) {
       const errors = [...parsed.error.errors];
       await this.giveUp(m, () => this.deadLetter({ reason: 'invalid_envelope', subject: m.subject, streamSeq: m.seq, consumer: this.durable, data: m.data, deliveries: delivery, errors }));
-      this.log.warn({ subject: m.subject, stream_seq: m.seq, errors }, 'invalid envelope dead-lettered');
+      // Named by its subject's correlation id and tenant (what the dead letter records), so a search of the logs by id finds it.
+      const parts = parseWorkflowSubject(m.subject);
+      this.log.warn({ correlation_id: parts?.correlationId, tenant_id: parts?.tenantId, subject: m.subject, stream_seq: m.seq, errors }, 'invalid envelope dead-lettered');
       // A fixed set of labels: the subject's token is anyone's text (a label per token would grow without end).
       const token = m.subject.split('.')[3];
       this.count(isMessageType(token) ? token : INVALID_TOKEN, 'invalid');
