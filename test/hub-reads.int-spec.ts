@@ -14,6 +14,33 @@ describe('hub reads under load', () => {
     await f?.stop();
   });
 
+  it('hub reads - a replica that is connected but answers nothing (stopped, stalled) fails no read: each is asked again of another', async () => {
+    const done = await postJson(`${f.url}/v1/queries?wait=true`, { query: 'what does a stalled hub answer' });
+    expect(done.body.status).toBe('completed');
+    const id = done.body.correlation_id as string;
+    // To NATS a SIGSTOPped hub is this: a member of the hub's queue groups that takes requests and never answers.
+    const nc = f.chorus.bus.nc;
+    let swallowed = 0;
+    const silent = [HubSubjects.Workflow, HubSubjects.History, HubSubjects.List, HubSubjects.Stats].map((subject) => nc.subscribe(subject, { queue: 'chorus-hub', callback: () => void (swallowed += 1) }));
+    try {
+      const paths = [`/v1/workflows/${id}`, `/v1/workflows/${id}/history`, '/v1/workflows', '/v1/stats'];
+      const reads = await Promise.all(
+        Array.from({ length: 40 }, async (_, i) => {
+          const started = Date.now();
+          const r = await getJson(`${f.url}${paths[i % paths.length]}`);
+          return { status: r.status, ms: Date.now() - started, path: paths[i % paths.length] };
+        }),
+      );
+      expect(reads.filter((r) => r.status !== 200)).toEqual([]);
+      // Asked again every quarter second while the silent replica holds it: a read whose tries all go
+      // there for 4 s (one in 2^16) would be slow; none waits out the whole request timeout (5 s).
+      expect(Math.max(...reads.map((r) => r.ms))).toBeLessThan(4500);
+      expect(swallowed).toBeGreaterThan(0);
+    } finally {
+      for (const sub of silent) sub.unsubscribe();
+    }
+  });
+
   it('hub - a burst of history reads of a large workflow over NATS: each is answered or refused as busy, and the hub keeps its lease', async () => {
     const done = await postJson(`${f.url}/v1/queries?wait=true`, { query: 'what does the hub keep about workflows, duplicates and retries', top_k: 100 });
     expect(done.body.status).toBe('completed');

@@ -28,7 +28,7 @@ import { isTransient } from './transient-error';
 import { setTimerAt } from './long-timer';
 import { readWorkflowHistory } from './workflow.history';
 import { confirmEnded, terminalStatusOf } from './workflow.watch';
-import { requestReply } from './request-reply';
+import { HUB_READ, requestReply } from './request-reply';
 
 /** How long the last read of a workflow whose end was not confirmed waits for the hub. */
 const UNCONFIRMED_READ_MS = 1000;
@@ -263,7 +263,7 @@ export class ChorusClient {
   /** The hub's view of a workflow, or null when it does not know it. */
   async workflow(correlationId: string, tenantId?: string, timeoutMs = this.options.requestTimeoutMs): Promise<WorkflowView | null> {
     try {
-      return await requestReply<WorkflowView>(this.bus, HubSubjects.Workflow, { correlation_id: correlationId, tenant_id: tenantId }, timeoutMs);
+      return await requestReply<WorkflowView>(this.bus, HubSubjects.Workflow, { correlation_id: correlationId, tenant_id: tenantId }, timeoutMs, HUB_READ);
     } catch (e) {
       if (e instanceof RemoteError && e.code === 'WORKFLOW_NOT_FOUND') return null;
       throw e;
@@ -277,7 +277,7 @@ export class ChorusClient {
    */
   async history(correlationId: string, tenantId?: string): Promise<HistoryReply | null> {
     try {
-      return await requestReply<HistoryReply>(this.bus, HubSubjects.History, { correlation_id: correlationId, tenant_id: tenantId }, this.options.requestTimeoutMs);
+      return await requestReply<HistoryReply>(this.bus, HubSubjects.History, { correlation_id: correlationId, tenant_id: tenantId }, this.options.requestTimeoutMs, HUB_READ);
     } catch (e) {
       if (e instanceof RemoteError && e.code === 'WORKFLOW_NOT_FOUND') return null;
       if (e instanceof RemoteError && e.code === BusErrorCodes.ReplyTooLarge) return this.readHistory(correlationId, tenantId);
@@ -295,12 +295,12 @@ export class ChorusClient {
   }
 
   list(request: ListRequest): Promise<ListReply> {
-    return requestReply<ListReply>(this.bus, HubSubjects.List, request, this.options.requestTimeoutMs);
+    return requestReply<ListReply>(this.bus, HubSubjects.List, request, this.options.requestTimeoutMs, HUB_READ);
   }
 
   /** Totals and per-agent statistics from the active hub. */
   stats<T = unknown>(tenantId?: string): Promise<T> {
-    return requestReply<T>(this.bus, HubSubjects.Stats, tenantId ? { tenant_id: tenantId } : {}, this.options.requestTimeoutMs);
+    return requestReply<T>(this.bus, HubSubjects.Stats, tenantId ? { tenant_id: tenantId } : {}, this.options.requestTimeoutMs, HUB_READ);
   }
 
   /** Publishes a cancel command for the workflow (the hub records it; agents stop starting work). */

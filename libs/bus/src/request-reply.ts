@@ -99,11 +99,32 @@ function failure(code: string, message: string): Reply<never> {
   return { ok: false, error: { code, message, retryable: false } };
 }
 
+export interface RequestOptions {
+  /**
+   * For a read that any replica of a queue group may answer, and that may be answered twice: ask
+   * again (NATS picks a replica at random each time) every this many milliseconds while no answer
+   * came, until the timeout; the first answer wins. A replica that is stopped or stalled, but still
+   * connected, keeps its share of a queue group's requests until the server gives up on it, minutes
+   * later: without this, that share of the reads waited out the whole timeout and failed. With one
+   * of two replicas silent, a read sent n times fails only if every try went to it (1 in 2^n).
+   */
+  hedgeAfterMs?: number;
+}
+
+/**
+ * The hub's reads (a workflow, its history, a list, the stats): a hub answers most in a millisecond
+ * or two, so no answer in a quarter of a second most likely means a replica that is not answering.
+ * A hub too busy to answer in that time gets a read again at most every quarter second until one
+ * answer comes (history reads are bounded on the hub, which refuses the excess as busy).
+ */
+export const HUB_READ: RequestOptions = Object.freeze({ hedgeAfterMs: 250 });
+
 /** Sends a JSON request and returns the reply's data, or throws a typed error. */
-export async function requestReply<T>(bus: Bus, subject: string, body: unknown, timeoutMs: number): Promise<T> {
+export async function requestReply<T>(bus: Bus, subject: string, body: unknown, timeoutMs: number, options: RequestOptions = {}): Promise<T> {
   let raw: Uint8Array;
   try {
-    const msg = await bus.nc.request(subject, encoder.encode(JSON.stringify(body)), { timeout: timeoutMs });
+    const data = encoder.encode(JSON.stringify(body));
+    const msg = options.hedgeAfterMs === undefined ? await bus.nc.request(subject, data, { timeout: timeoutMs }) : await requestHedged(bus, subject, data, timeoutMs, options.hedgeAfterMs);
     raw = msg.data;
   } catch (e) {
     throw toRequestError(e, subject, timeoutMs);
@@ -111,6 +132,46 @@ export async function requestReply<T>(bus: Bus, subject: string, body: unknown, 
   const reply = JSON.parse(decoder.decode(raw)) as Reply<T>;
   if (!reply.ok) throw new RemoteError(subject, reply.error.code, reply.error.message, reply.error.retryable, fieldErrorsOf(reply.error));
   return reply.data;
+}
+
+/**
+ * The first reply to `data` on `subject`, sent again every `intervalMs` while none came, every try
+ * bounded by the same deadline. "No responders" ends it at once (nobody serves the subject); any
+ * other failure of a try waits for the others, and the last one's is thrown when none is left to come.
+ */
+function requestHedged(bus: Bus, subject: string, data: Uint8Array, timeoutMs: number, intervalMs: number): Promise<Msg> {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise<Msg>((resolve, reject) => {
+    let settled = false;
+    let outstanding = 0;
+    let timer: NodeJS.Timeout | undefined;
+    const interval = Math.max(1, intervalMs);
+    const settle = (done: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      done();
+    };
+    const send = () => {
+      timer = undefined;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) {
+        // The timer fired late, past the deadline: nothing more is sent, and nothing may be left to answer.
+        if (outstanding === 0) settle(() => reject(new RequestTimeoutError(subject, timeoutMs)));
+        return;
+      }
+      outstanding += 1;
+      bus.nc.request(subject, data, { timeout: remaining }).then(
+        (msg) => settle(() => resolve(msg)),
+        (e: unknown) => {
+          outstanding -= 1;
+          if (isNoResponders(e) || (outstanding === 0 && timer === undefined)) settle(() => reject(e));
+        },
+      );
+      if (Date.now() + interval < deadline) timer = setTimeout(send, interval);
+    };
+    send();
+  });
 }
 
 /** True when NATS answered a request with "no responders": nobody subscribes to its subject. */

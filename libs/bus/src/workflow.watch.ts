@@ -9,7 +9,7 @@ import {
   type WorkflowView,
 } from '@chorus/envelope';
 import type { Bus } from './nats.bus';
-import { requestReply } from './request-reply';
+import { HUB_READ, requestReply } from './request-reply';
 import { readWorkflowHistory } from './workflow.history';
 
 /**
@@ -190,7 +190,7 @@ export async function confirmEnded(
 function askTogether(bus: Bus, tenantId: string, correlationId: string): Promise<WorkflowView> {
   const body = { correlation_id: correlationId, tenant_id: tenantId };
   return bus.shared(`${HubSubjects.Workflow}\u0000${tenantId}\u0000${correlationId}`, () =>
-    requestReply<WorkflowView>(bus, HubSubjects.Workflow, body, bus.options.requestTimeoutMs),
+    requestReply<WorkflowView>(bus, HubSubjects.Workflow, body, bus.options.requestTimeoutMs, HUB_READ),
   );
 }
 
