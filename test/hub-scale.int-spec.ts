@@ -1,5 +1,5 @@
 import { ChorusClient } from '@chorus/bus';
-import { createEnvelope, type WorkflowView } from '@chorus/envelope';
+import { HubSubjects, createEnvelope, type WorkflowView } from '@chorus/envelope';
 import { waitFor } from '@chorus/testing';
 import { getJson, postJson, startChorusFixture, stopApp, type ChorusFixture } from './chorus.fixture';
 import { startApp, type AppProcess } from './processes';
@@ -49,6 +49,19 @@ describe('hub at scale', () => {
       ],
     });
     expect((await client.list({ since: '2026-11-30', until: '2099-01-01T00:00:00+01:00' })).workflows).toBeInstanceOf(Array);
+  });
+
+  it('hub list and stats - a field they do not take (a misspelt tenant_id), or a body that is no object, is refused naming it, not read as "every tenant"', async () => {
+    const client = new ChorusClient(f.chorus.bus, { agent: 'test-client', correlation: f.config.correlation, defaultDeadlineMs: 1500, defaultTopK: 5, requestTimeoutMs: 5000, terminalGraceMs: 1000 });
+    const listed = await client.list({ tennant_id: 'nobody' } as never).catch((e: { code?: string; fields?: unknown }) => e);
+    expect(listed).toMatchObject({ code: 'BAD_REQUEST', fields: [{ field: 'tennant_id', messages: [expect.stringMatching(/^tennant_id is not a field of this request \(fields: tenant_id, status, agent/)] }] });
+    const ask = async (subject: string, body: string) => (await f.chorus.bus.nc.request(subject, body, { timeout: 5000 })).json<{ ok: boolean; error?: { code: string; fields: Array<{ field: string }> } }>();
+    for (const subject of [HubSubjects.List, HubSubjects.Stats]) {
+      expect(await ask(subject, 'null')).toMatchObject({ ok: false, error: { code: 'BAD_REQUEST', fields: [{ field: '$' }] } });
+      expect(await ask(subject, '"s"')).toMatchObject({ ok: false, error: { code: 'BAD_REQUEST', fields: [{ field: '$' }] } });
+      expect(await ask(subject, '{}')).toMatchObject({ ok: true });
+    }
+    expect(await ask(HubSubjects.Stats, '{"tenant":"acme"}')).toMatchObject({ ok: false, error: { code: 'BAD_REQUEST', fields: [{ field: 'tenant' }] } });
   });
 
   it('hub deadline - a query published with a deadline past CHORUS_MAX_DEADLINE_MS is timed out at the longest deadline', async () => {

@@ -137,11 +137,12 @@ export class HubQueries {
   }
 
   /** Totals and per-agent statistics of one tenant (`{tenant_id}`: its workflows and its steps) or of all. */
-  async stats(raw?: unknown): Promise<HubStats> {
-    const tenant = (raw as { tenant_id?: unknown } | undefined)?.tenant_id;
-    if (tenant !== undefined && (typeof tenant !== 'string' || !TENANT_ID_PATTERN.test(tenant))) {
-      throw new BadRequestError([badField('tenant_id', 'tenant_id is not a valid tenant id')]);
-    }
+  async stats(raw: unknown = {}): Promise<HubStats> {
+    const problems: FieldError[] = [];
+    const given = requestObject(raw, ['tenant_id'], problems).tenant_id;
+    if (given !== undefined && (typeof given !== 'string' || !TENANT_ID_PATTERN.test(given))) problems.push(badField('tenant_id', 'tenant_id is not a valid tenant id'));
+    if (problems.length > 0) throw new BadRequestError(problems);
+    const tenant = given as string | undefined;
     const [{ counts, since }, deadLetters] = await Promise.all([this.events.counts(tenant), this.deadLetters(tenant)]);
     const n = (k: (typeof LEDGER_EVENTS)[number]) => counts[k] ?? 0;
     const finished = n('completed') + n('failed') + n('timed_out') + n('cancelled');
@@ -208,9 +209,26 @@ function parseWorkflowRequest(raw: unknown): WorkflowRequest {
   return { correlation_id: r.correlation_id, tenant_id: r.tenant_id ?? undefined };
 }
 
+/**
+ * The request as an object of `fields` only: anything else is a mistake that would widen the answer
+ * (`{"tennant_id": …}` listed every tenant), so each unknown field is named, with the ones there are.
+ */
+function requestObject(raw: unknown, fields: readonly string[], problems: FieldError[]): Record<string, unknown> {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    problems.push(badField('$', `the request must be a JSON object (fields: ${fields.join(', ')})`));
+    return {};
+  }
+  for (const key of Object.keys(raw)) {
+    if (!fields.includes(key)) problems.push(badField(key, `${key} is not a field of this request (fields: ${fields.join(', ')})`));
+  }
+  return raw as Record<string, unknown>;
+}
+
+const LIST_FIELDS = ['tenant_id', 'status', 'agent', 'since', 'until', 'limit', 'cursor'] as const;
+
 function parseListRequest(raw: unknown): ListRequest {
-  const r = (raw ?? {}) as ListRequest;
   const problems: FieldError[] = [];
+  const r = requestObject(raw, LIST_FIELDS, problems) as ListRequest;
   if (r.tenant_id !== undefined && !TENANT_ID_PATTERN.test(String(r.tenant_id))) problems.push(badField('tenant_id', 'tenant_id is not a valid tenant id'));
   if (r.status !== undefined && !WORKFLOW_STATUSES.includes(r.status)) problems.push(badField('status', `status must be one of ${WORKFLOW_STATUSES.join(', ')}`));
   // The same rule as over HTTP and in the CLI: Date.parse alone reads `2026-12-01 15:00` as local time.
