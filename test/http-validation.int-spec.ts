@@ -76,7 +76,11 @@ describe('POST /v1/queries - bad bodies', () => {
     const fraction = await postJson(`${f.url}/v1/queries`, { query: 'x', top_k: 100.5 });
     expect(fraction.body.errors).toEqual([{ field: 'top_k', messages: ['top_k must not be greater than 100', 'top_k must be an integer number'] }]);
     const empty = await postJson(`${f.url}/v1/queries`, { query: '' });
-    expect(empty.body.errors).toEqual([{ field: 'query', messages: ['query must contain a non-space character', 'query should not be empty'] }]);
+    expect(empty.body.errors).toEqual([{ field: 'query', messages: ['query must contain a character other than spaces and invisible ones', 'query should not be empty'] }]);
+    // Zero-width space, a direction mark and an override: nothing to search for.
+    const invisible = await postJson(`${f.url}/v1/queries`, { query: ' \u200b\u200f\u202e ' });
+    expect(invisible.body.errors).toEqual([{ field: 'query', messages: ['query must contain a character other than spaces and invisible ones'] }]);
+    expect((await postJson(`${f.url}/v1/queries?wait=true`, { query: '\u200bjetstream\u200d' })).status).toBe(200);
   });
 
   it('POST /v1/queries - 400 naming query when it is longer than the limit', async () => {
@@ -116,6 +120,20 @@ describe('POST /v1/queries - bad bodies', () => {
   it('POST /v1/queries - 415 for a body that is not JSON', async () => {
     const res = await fetch(`${f.url}/v1/queries`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
     expect(res.status).toBe(415);
+  });
+
+  it('POST /v1/queries and /a2a - a body that is not UTF-8 is refused (400; JSON-RPC parse error), not read with U+FFFD in place of its bytes', async () => {
+    const bytes = Buffer.concat([Buffer.from('{"query":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const res = await fetch(`${f.url}/v1/queries`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bytes });
+    expect({ status: res.status, body: await res.json() }).toEqual({
+      status: 400,
+      body: expect.objectContaining({ message: 'the request body is not valid UTF-8', errors: [{ field: '$', messages: ['body must be UTF-8 (RFC 8259)'] }] }),
+    });
+    const rpc = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}}')]);
+    const a2a = await fetch(`${f.url}/a2a`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: rpc });
+    expect(await a2a.json()).toMatchObject({ error: { code: -32700, message: 'Invalid JSON payload: the body is not valid UTF-8.' } });
+    // The same text, encoded right, is taken.
+    expect((await postJson(`${f.url}/v1/queries?wait=true`, { query: 'caf\u00e9 \ufffd' })).status).toBe(200);
   });
 
   it('POST /v1/queries - 400 for a wait parameter that is not a boolean', async () => {

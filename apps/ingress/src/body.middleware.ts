@@ -22,6 +22,8 @@ export function bodyParserErrors(limitBytes: number) {
     } else if (err.type === 'entity.parse.failed' && isJson((err as { body?: unknown }).body)) {
       // Valid JSON the parser refuses in strict mode: `null`, `"text"`, `42`.
       res.status(400).json(errorBody(400, 'invalid request body', [{ field: '$', messages: ['body must be a JSON object'] }]));
+    } else if (err.type === NOT_UTF8) {
+      res.status(400).json(errorBody(400, 'the request body is not valid UTF-8', [{ field: '$', messages: ['body must be UTF-8 (RFC 8259)'] }]));
     } else if (err.type === 'entity.parse.failed') {
       res.status(400).json(errorBody(400, 'the request body is not valid JSON', [{ field: '$', messages: [err.message] }]));
     } else if (err.status && err.status >= 400 && err.status < 500) {
@@ -30,6 +32,19 @@ export function bodyParserErrors(limitBytes: number) {
       next(err);
     }
   };
+}
+
+/** The `type` of the error {@link verifyUtf8} throws, as body-parser types its own. */
+export const NOT_UTF8 = 'entity.verify.utf8';
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The JSON parser's `verify`: a body that is not UTF-8 is refused (400), not read with U+FFFD in place of its bad bytes. */
+export function verifyUtf8(_req: unknown, _res: unknown, body: Buffer): void {
+  try {
+    strictUtf8.decode(body);
+  } catch {
+    throw Object.assign(new Error('the request body is not valid UTF-8'), { status: 400, type: NOT_UTF8 });
+  }
 }
 
 function isJson(text: unknown): boolean {

@@ -1,12 +1,12 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { NextFunction, Request, Response } from 'express';
+import { json, type NextFunction, type Request, type Response } from 'express';
 import { pinoHttp } from 'pino-http';
 import { Counter, type Registry } from 'prom-client';
 import { ChorusClient, type Bus, type Component } from '@chorus/bus';
 import type { ChorusConfig } from '@chorus/config';
 import { PinoNestLogger, type Logger } from '@chorus/observability';
-import { bodyParserErrors, requireJson, requireObjectBody } from './body.middleware';
+import { bodyParserErrors, requireJson, requireObjectBody, verifyUtf8 } from './body.middleware';
 import { serveClientProxyQueries } from './client-proxy.gateway';
 import { mountA2A } from './a2a/a2a.mount';
 import { dashboardDir, mountDashboard } from './dashboard.static';
@@ -58,7 +58,9 @@ export async function startIngress(bus: Bus, config: ChorusConfig, parentLog: Lo
   // Before the body is read: a wrong method is a 405 whatever its body.
   app.use(methodNotAllowed(routeMethods(app)));
   app.use(requireJson);
-  app.useBodyParser('json', { limit: config.http.bodyLimitBytes });
+  // Express's own JSON parser, as useBodyParser mounts it, with a check that the body is UTF-8
+  // (useBodyParser keeps `verify` for itself): bytes that are not were read as U+FFFD and accepted.
+  app.use(json({ limit: config.http.bodyLimitBytes, verify: verifyUtf8 }));
   app.use(bodyParserErrors(config.http.bodyLimitBytes));
   app.use(requireObjectBody);
   app.useGlobalPipes(new RequestValidationPipe());

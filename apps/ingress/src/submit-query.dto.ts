@@ -14,7 +14,7 @@ import {
 } from 'class-validator';
 import { DEADLINE_LIMIT_MS } from '@chorus/config';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { MAX_QUERY_CHARS, MAX_TOP_K, PROFILE_NAME_PATTERN, SESSION_ID_PATTERN, TENANT_ID_PATTERN } from '@chorus/envelope';
+import { MAX_QUERY_CHARS, MAX_TOP_K, PROFILE_NAME_PATTERN, SESSION_ID_PATTERN, TENANT_ID_PATTERN, VISIBLE_CHARACTER_PATTERN, VISIBLE_CHARACTER_RULE } from '@chorus/envelope';
 
 /** Body of `POST /v1/queries`. */
 export class SubmitQueryDto {
@@ -23,7 +23,7 @@ export class SubmitQueryDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(MAX_QUERY_CHARS)
-  @Matches(/\S/, { message: 'query must contain a non-space character' })
+  @Matches(VISIBLE_CHARACTER_PATTERN, { message: VISIBLE_CHARACTER_RULE })
   query!: string;
 
   /** The tenant; `default` when absent. */

@@ -43,6 +43,8 @@ export {
   TENANT_ID_PATTERN,
   TRACEPARENT_PATTERN,
   UUID_V7_PATTERN,
+  VISIBLE_CHARACTER_PATTERN,
+  VISIBLE_CHARACTER_RULE,
 } from './patterns';
 export { PAYLOAD_CLASSES, type PayloadOf } from './payloads';
 export { QueryPayload } from './payloads/query.payload';

@@ -16,6 +16,13 @@ export const DEFAULT_TENANT = 'default';
 export const SCHEMA_VERSION = 1;
 /** Limits on a query, enforced at the edge and again on the bus. */
 export const MAX_QUERY_CHARS = 4000;
+/**
+ * What a query must hold: a character that is neither white space nor an invisible format character
+ * (soft hyphen, zero-width space and joiners, direction marks and overrides, word joiner, BOM). A
+ * query of those alone was accepted and searched as nothing.
+ */
+export const VISIBLE_CHARACTER_PATTERN = /[^\s\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]/;
+export const VISIBLE_CHARACTER_RULE = 'query must contain a character other than spaces and invisible ones';
 export const MAX_TOP_K = 100;
 /** The largest `rank_window` (results fused per profile, and so the most a profile is asked for). */
 export const MAX_RANK_WINDOW = 10_000;

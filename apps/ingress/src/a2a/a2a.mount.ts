@@ -7,6 +7,7 @@ import type { HttpException } from '@nestjs/common';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { ChorusClient, discoverServices, type Bus } from '@chorus/bus';
 import type { Logger } from '@chorus/observability';
+import { NOT_UTF8, verifyUtf8 } from '../body.middleware';
 import { BUS_UNAVAILABLE, busUnavailable } from '../bus-available.guard';
 import { errorBody } from '../http.errors';
 import { ApiKeys, resolveTenant } from '../tenant.guard';
@@ -55,7 +56,7 @@ export function mountA2A(
     echoFalsyIds,
     // The SDK's own parser, with its defaults: the SDK reads the body inside its router, where
     // nothing of ours runs before its handler, so it is read here first (the SDK's then finds it read).
-    express.json(),
+    express.json({ verify: verifyUtf8 }),
     refuseWhileBusAway(deps.bus),
     refuseMistypedParams,
     jsonRpcHandler({
@@ -220,6 +221,8 @@ function a2aErrors(log: Logger) {
       error = { code: RpcErrorCodes.ContentTypeNotSupported, message: `Unsupported request: ${err.message}; send UTF-8 JSON (Content-Type: application/json)` };
     } else if (err.type === 'entity.parse.failed' || err instanceof SyntaxError) {
       error = { code: RpcErrorCodes.ParseError, message: 'Invalid JSON payload.' };
+    } else if (err.type === NOT_UTF8) {
+      error = { code: RpcErrorCodes.ParseError, message: 'Invalid JSON payload: the body is not valid UTF-8.' };
     } else if (err.status !== undefined && err.status >= 400 && err.status < 500) {
       error = { code: RpcErrorCodes.InvalidRequest, message: `Invalid Request: ${err.message}` };
     } else {

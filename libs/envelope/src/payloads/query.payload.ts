@@ -12,7 +12,7 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
-import { CORRELATION_ID_PATTERN, MAX_QUERY_CHARS, MAX_TOP_K, PROFILE_NAME_PATTERN, SESSION_ID_PATTERN } from '../patterns';
+import { CORRELATION_ID_PATTERN, MAX_QUERY_CHARS, MAX_TOP_K, PROFILE_NAME_PATTERN, SESSION_ID_PATTERN, VISIBLE_CHARACTER_PATTERN, VISIBLE_CHARACTER_RULE } from '../patterns';
 
 /** `query`: what a caller asked. Published by the ingress, the CLI or any NATS client. */
 export class QueryPayload {
@@ -20,7 +20,7 @@ export class QueryPayload {
   @IsString()
   @IsNotEmpty()
   @MaxLength(MAX_QUERY_CHARS)
-  @Matches(/\S/, { message: 'query must contain a non-space character' })
+  @Matches(VISIBLE_CHARACTER_PATTERN, { message: VISIBLE_CHARACTER_RULE })
   query!: string;
 
   /** The caller's session, when it has one; used by the session correlation-id strategy. */
