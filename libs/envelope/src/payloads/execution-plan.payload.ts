@@ -16,7 +16,7 @@ import {
 } from 'class-validator';
 import { IsDateTime } from '../date-time.validator';
 import { IsFusionWeights } from '../fusion-weights.validator';
-import { MAX_RANK_WINDOW, MAX_TOP_K, PROFILE_NAME_PATTERN } from '../patterns';
+import { MAX_PLANNED_PROFILES, MAX_RANK_WINDOW, MAX_TOP_K, PROFILE_NAME_PATTERN } from '../patterns';
 import { QueryPayload } from './query.payload';
 
 export const ROUTES = ['DIRECT', 'PARALLEL', 'COMPLEX'] as const;
@@ -80,7 +80,7 @@ export class ExecutionPlanPayload {
 
   /** Profiles to query, in parallel. */
   @IsArray()
-  @ArrayMaxSize(16)
+  @ArrayMaxSize(MAX_PLANNED_PROFILES)
   @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => PlannedProfile)
@@ -88,7 +88,7 @@ export class ExecutionPlanPayload {
 
   /** Profiles considered and left out, with the reason. */
   @IsArray()
-  @ArrayMaxSize(16)
+  @ArrayMaxSize(MAX_PLANNED_PROFILES)
   @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => PlannedProfile)

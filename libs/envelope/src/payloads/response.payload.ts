@@ -11,7 +11,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { PROFILE_NAME_PATTERN } from '../patterns';
+import { MAX_DEGRADATIONS, MAX_PLANNED_PROFILES, PROFILE_NAME_PATTERN } from '../patterns';
 import { Degradation } from './tool-results.payload';
 import { FusionParameters } from './execution-plan.payload';
 
@@ -69,6 +69,7 @@ export class AnswerSource {
 export class Provenance {
   /** One entry per sentence of the answer. */
   @IsArray()
+  @ArrayMaxSize(100)
   @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => AnswerSource)
@@ -76,12 +77,14 @@ export class Provenance {
 
   /** Profiles whose results were fused. */
   @IsArray()
+  @ArrayMaxSize(MAX_PLANNED_PROFILES)
   @IsString({ each: true })
   @Matches(PROFILE_NAME_PATTERN, { each: true })
   profiles_used!: string[];
 
   /** Planned profiles that did not contribute. */
   @IsArray()
+  @ArrayMaxSize(MAX_DEGRADATIONS)
   @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => Degradation)
@@ -95,6 +98,7 @@ export class Provenance {
 
   /** How the answer text was made (`extractive`). */
   @IsString()
+  @MaxLength(200)
   method!: string;
 }
 

@@ -12,7 +12,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { MAX_DOCUMENT_ID_CHARS, PROFILE_NAME_PATTERN } from '../patterns';
+import { MAX_DEGRADATIONS, MAX_DOCUMENT_ID_CHARS, MAX_PLANNED_PROFILES, PROFILE_NAME_PATTERN } from '../patterns';
 import { FusionParameters } from './execution-plan.payload';
 import { QueryPayload } from './query.payload';
 
@@ -85,12 +85,14 @@ export class ToolResultsPayload {
 
   /** Profiles whose results were fused. */
   @IsArray()
+  @ArrayMaxSize(MAX_PLANNED_PROFILES)
   @IsString({ each: true })
   @Matches(PROFILE_NAME_PATTERN, { each: true })
   profiles_used!: string[];
 
   /** Planned profiles that are missing, with the reason. Empty when every lens answered. */
   @IsArray()
+  @ArrayMaxSize(MAX_DEGRADATIONS)
   @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => Degradation)
