@@ -1,6 +1,7 @@
 import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microservices';
 import { firstValueFrom } from 'rxjs';
-import type { WorkflowView } from '@chorus/envelope';
+import { headers } from '@nats-io/transport-node';
+import { createEnvelope, type WorkflowView } from '@chorus/envelope';
 import { LogCapture, waitFor } from '@chorus/testing';
 import { startChorusFixture, type ChorusFixture } from './chorus.fixture';
 
@@ -51,6 +52,23 @@ describe('stock NestJS ClientProxy', () => {
     await firstValueFrom(client.emit('chorus.query', { query: 'emitted, not sent' }), { defaultValue: undefined });
     const line = await waitFor(() => logs.lines.find((l) => /without a reply subject \(ClientProxy\.emit\?\) was ignored: use send\(\)/.test(String(l.msg))));
     expect(line).toMatchObject({ level: 40, pattern: 'chorus.query' });
+  });
+
+  it('raw NATS publisher - a query whose trace context is only in the W3C traceparent header is continued by every hop', async () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const envelope = createEnvelope({ messageType: 'query', correlationId: 'header-trace-1', tenantId: 'default', agent: 'third-party', deadline: new Date(Date.now() + 10_000), payload: { query: 'how does chorus drop duplicates', top_k: 3, require_all: false } });
+    delete (envelope as { traceparent?: string }).traceparent;
+    const h = headers();
+    h.set('traceparent', `00-${traceId}-00f067aa0ba902b7-01`);
+    await f.chorus.bus.js.publish('chorus.wf.default.query.header-trace-1', JSON.stringify(envelope), { headers: h, msgID: 'header-trace-1.query.third-party' });
+    const history = await waitFor(async () => {
+      const r = await fetch(`${f.url}/v1/workflows/header-trace-1/history`);
+      const body = r.status === 200 ? ((await r.json()) as { envelopes: Array<{ agent: string; message_type: string; traceparent?: string }> }) : undefined;
+      return body?.envelopes.some((e) => e.message_type === 'response') ? body.envelopes : undefined;
+    }, { what: 'the workflow answered' });
+    const hops = history.filter((e) => ['intent', 'planner', 'search', 'responder'].includes(e.agent));
+    expect(hops.map((e) => e.agent)).toEqual(['intent', 'planner', 'search', 'responder']);
+    for (const e of hops) expect(e.traceparent?.split('-')[1]).toBe(traceId);
   });
 
   it('ClientProxy - a deadline_ms over the deployment\'s cap is one error naming it, over the contract\'s bound too', async () => {

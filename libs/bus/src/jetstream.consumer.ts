@@ -7,6 +7,7 @@ import {
   isMessageType,
   parseEnvelope,
   parseWorkflowSubject,
+  TRACEPARENT_PATTERN,
   StepFailedError,
   toErrorDetails,
   workflowFilter,
@@ -18,6 +19,7 @@ import { createEnvelopeLogger, unbound, type Logger } from '@chorus/observabilit
 import type { ConsumerOptions } from './bus.options';
 import { createDeadLetter, deadLetterLimit, publishDeadLetter, type DeadLetterInput } from './dead-letter';
 import { DurableConsumer } from './durable.consumer';
+import { ChorusHeaders } from './headers';
 import { setTimerAt } from './long-timer';
 import { isTransient } from './transient-error';
 import type { EnvelopeHandler, HandlerContext } from './handler.types';
@@ -98,7 +100,9 @@ export class JetStreamConsumer {
       this.count(isMessageType(token) ? token : INVALID_TOKEN, 'invalid');
       return;
     }
-    const envelope = parsed.value;
+    // A trace continued by a publisher that sets only the W3C header (a third party's tracing), not
+    // the envelope's field: the next hop continues it, as Chorus's own headers say it would.
+    const envelope = withHeaderTrace(parsed.value, m.headers?.get(ChorusHeaders.Traceparent));
     const log = createEnvelopeLogger(this.log, {
       correlation_id: envelope.correlation_id,
       causation_id: envelope.causation_id,
@@ -273,4 +277,10 @@ function checkOutbound(out: Envelope, agent: string): void {
   if (checked.ok) return;
   const fields = checked.error.errors.map((e) => `${e.field}: ${e.messages.join('; ')}`).join(', ');
   throw new StepFailedError('INVALID_OUTPUT', `${agent} produced an invalid ${String(out.message_type)} envelope (${fields})`, { retryable: false });
+}
+
+/** The envelope, with the `traceparent` header as its trace context when its body carries none. */
+export function withHeaderTrace(envelope: Envelope, header: string | undefined): Envelope {
+  if (envelope.traceparent || !header || !TRACEPARENT_PATTERN.test(header) || /^00-0{32}-|-0{16}-/.test(header)) return envelope;
+  return { ...envelope, traceparent: header };
 }
