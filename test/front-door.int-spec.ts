@@ -270,6 +270,10 @@ describe('front door: OpenAPI', () => {
     expect(responses('/v1/workflows/{id}/events', 'get')).toEqual(['200', '204', '400', '401', '404', '503']);
     expect(responses('/v1/stats', 'get')).toEqual(['200', '400', '401', '503']);
     expect(doc.paths['/v1/workflows/{id}/cancel'].post.requestBody.required).toBe(false);
+    // The event stream is text/event-stream; its refusals are JSON like every other route's.
+    const events = doc.paths['/v1/workflows/{id}/events'].get.responses;
+    expect({ ok: Object.keys(events['200'].content), missing: Object.keys(events['404'].content) }).toEqual({ ok: ['text/event-stream'], missing: ['application/json'] });
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ scheme: 'bearer', bearerFormat: 'API key' });
     expect(responses('/v1/queries', 'post')).toEqual(expect.arrayContaining(['200', '202', '400', '401', '403', '413', '415', '422', '504']));
     for (const [path, method] of [['/v1/workflows/{id}', 'get'], ['/v1/workflows/{id}/history', 'get'], ['/v1/workflows/{id}/events', 'get'], ['/v1/workflows/{id}/cancel', 'post'], ['/v1/workflows/{id}/retry', 'post'], ['/v1/stats', 'get']]) {
       expect({ path, params: doc.paths[path][method].parameters.filter((p: { in: string }) => p.in === 'query').map((p: { name: string }) => p.name) }).toEqual({ path, params: ['tenant_id'] });

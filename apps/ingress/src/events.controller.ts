@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, NotFoundException, Param, Query, Req, Res } from '@nestjs/common';
-import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ErrorBodySchema } from './openapi.schemas';
 import type { Request, Response } from 'express';
 import { Bus, ChorusClient, readWorkflowHistory, watchWorkflow } from '@chorus/bus';
@@ -54,8 +54,11 @@ export class EventsController {
   @ApiOperation({
     summary: 'Server-sent events: `step`s and `status` changes as they happen, then one `terminal` event (or, if the hub never confirms the end, one `unconfirmed` event)',
   })
-  @ApiProduces('text/event-stream')
-  @ApiResponse({ status: 200, description: 'An event stream: `status`, `step`s, then one `terminal` (or `unconfirmed`) event' })
+  @ApiResponse({
+    status: 200,
+    description: 'An event stream: `status`, `step`s, then one `terminal` (or `unconfirmed`) event',
+    content: { 'text/event-stream': { schema: { type: 'string' } } },
+  })
   @ApiResponse({ status: 204, description: 'Last-Event-ID names the terminal event: nothing more to send' })
   @ApiResponse({ status: 404, type: ErrorBodySchema, description: "Unknown, expired, or another tenant's" })
   async events(

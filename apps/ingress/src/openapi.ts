@@ -37,7 +37,7 @@ export function mountOpenApi(app: NestExpressApplication, limits: QueryLimits): 
           "request needs one and sees only its tenant's workflows.",
       )
       .setVersion('0.1.0')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An API key' }, 'bearer')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'An API key (an opaque string from CHORUS_API_KEYS, not a JWT)' }, 'bearer')
       .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key' }, 'api-key')
       .addSecurityRequirements('bearer')
       .build(),

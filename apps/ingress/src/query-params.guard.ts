@@ -9,7 +9,7 @@ const QUERY_PARAMS = 'chorus:query-params';
 
 /** What the OpenAPI document says of each parameter {@link QueryParams} may name. */
 const DESCRIPTIONS = {
-  tenant_id: "The workflow's tenant. Without API keys (development mode): any tenant, `default` when left out; with a key: only the key's own",
+  tenant_id: "The workflow's tenant. Without API keys (development mode): any tenant, and left out, every tenant (a workflow is found whichever tenant it is in); with a key: only the key's own, and left out, the key's own",
 } as const;
 
 /**
