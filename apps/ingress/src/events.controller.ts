@@ -3,7 +3,7 @@ import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ErrorBodySchema } from './openapi.schemas';
 import type { Request, Response } from 'express';
 import { Bus, ChorusClient, readWorkflowHistory, watchWorkflow } from '@chorus/bus';
-import type { Envelope } from '@chorus/envelope';
+import { isTerminalStatus, type Envelope } from '@chorus/envelope';
 import { checkIds, errorBody } from './http.errors';
 import { ApiCommonResponses } from './openapi';
 import { QueryParams } from './query-params.guard';
@@ -99,8 +99,11 @@ export class EventsController {
     req.on('close', () => aborted.abort());
     const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
     try {
-      let status: string = view?.status ?? 'pending';
-      send('status', { correlation_id: id, workflow_status: status });
+      // `status` events tell pending from running; the end is the `terminal` event alone. A finished
+      // workflow's stream replays its steps from the start: its first `status` comes with them, not
+      // before them as its final status (a client that stopped on it missed every step).
+      let status: string = view && !isTerminalStatus(view.status) ? view.status : 'pending';
+      if (view && !isTerminalStatus(view.status)) send('status', { correlation_id: id, workflow_status: status });
       for await (const event of watchWorkflow(this.bus, tenant, id, { since, signal: aborted.signal, giveUpAfterDeadlineMs: this.options.watchGraceMs, deadline: view?.deadline })) {
         if (event.kind === 'terminal') {
           // The watch ends on the ledger's view of the finished workflow, not on an announcement.
