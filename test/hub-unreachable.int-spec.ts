@@ -138,6 +138,19 @@ describe('watchers when the hub is gone', () => {
     expect(text).toMatch(/hub has not confirmed how workflow .* ended/);
   });
 
+  it('GET /v1/agents with the hub stopped - the agents are listed, and the missing step statistics are said to be unavailable, not an empty window', async () => {
+    const before = (await (await fetch(`${f.url}/v1/agents`)).json()) as { window_error: string | null; window_ms: number | null };
+    expect(before).toMatchObject({ window_error: null, window_ms: expect.any(Number) });
+    await stopApp(f, 'hub');
+    const r = await fetch(`${f.url}/v1/agents`);
+    const body = (await r.json()) as { agents: Array<{ name: string; health: string; window: unknown }>; window_error: string | null; window_ms: number | null };
+    expect(r.status).toBe(200);
+    expect(body.window_error).toMatch(/^step statistics unavailable: the hub did not answer \(/);
+    expect(body.window_ms).toBeNull();
+    expect(body.agents.find((a) => a.name === 'intent')).toMatchObject({ health: 'up', window: null });
+    expect(body.agents.find((a) => a.name === 'hub')).toMatchObject({ health: 'down' });
+  });
+
   it('chorus watch - a watch whose hub stops before the workflow ends exits 3 (unreachable) with the reason on stderr, after the grace', async () => {
     const submitted = await postJson(`${f.url}/v1/queries`, { query: 'what does the hub record', deadline_ms: DEADLINE_MS });
     const id = submitted.body.correlation_id as string;

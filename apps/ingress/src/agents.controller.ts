@@ -35,8 +35,10 @@ export interface AgentsReply {
     /** What an operator should fix: replicas that search different corpora answer the same query differently. */
     warnings: string[];
   }>;
-  /** Per-agent statistics cover this window (ms). */
+  /** Per-agent statistics cover this window (ms); null when they could not be read. */
   window_ms: number | null;
+  /** Why the per-agent statistics are missing (the hub did not answer), or null: no window is not "no steps". */
+  window_error: string | null;
 }
 
 const AGENTS = ['hub', 'intent', 'planner', 'search', 'responder'];
@@ -65,11 +67,13 @@ export class AgentsController {
   @QueryParams()
   @ApiOperation({ summary: 'Agents and profiles: instances, health, backlog, latency' })
   async agents(@Tenant() scope: TenantScope): Promise<AgentsReply> {
-    const [services, consumers, stats] = await Promise.all([
+    const [services, consumers, read] = await Promise.all([
       this.directory.discover(),
       this.consumers(),
-      this.client.stats<{ agents: AgentWindow[]; window_ms: number }>(scope.authenticated ? scope.tenant : undefined).catch(() => null),
+      this.client.stats<{ agents: AgentWindow[]; window_ms: number }>(scope.authenticated ? scope.tenant : undefined).catch((e: Error) => e),
     ]);
+    const stats = read instanceof Error ? null : read;
+    const windowError = read instanceof Error ? `step statistics unavailable: the hub did not answer (${read.message})` : null;
     const names = [...new Set([...AGENTS, ...services.filter((s) => s.kind === 'agent').map((s) => s.name)])].sort();
     const agents = names.map((name) => {
       const service = services.find((s) => s.kind === 'agent' && s.name === name);
@@ -105,7 +109,7 @@ export class AgentsController {
           warnings: corpora.length > 1 ? [`its instances search different corpora, so one query gets different answers: ${corpora.join('; ')}`] : [],
         };
       });
-    return { agents, profiles, window_ms: stats?.window_ms ?? null };
+    return { agents, profiles, window_ms: stats?.window_ms ?? null, window_error: windowError };
   }
 
   private async consumers() {

@@ -3,9 +3,10 @@ import { frame, linear, niceMax, niceTicks, s } from './svg.js';
 
 /**
  * Per-agent step latency: the p99 as a pale bar, the p50 as a solid one inside it, with both
- * values written next to them. `rows: [{name, p50, p99}]` (nulls: no steps in the window).
+ * values written next to them. `rows: [{name, p50, p99}]` (nulls: no steps in the window, or `empty`
+ * says why there are none, e.g. the statistics could not be read).
  */
-export function drawLatencyBars(container, { rows, label }) {
+export function drawLatencyBars(container, { rows, label, empty = 'no steps in the window' }) {
   const labelW = 96;
   const rowH = 30;
   const height = 12 + rows.length * rowH + 22;
@@ -24,7 +25,7 @@ export function drawLatencyBars(container, { rows, label }) {
     const style = `--hue:${agentHue(r.name)}`;
     svg.append(s('text', { x: 8, y: y0 + 8, class: 'lane-label', 'dominant-baseline': 'middle', style }, r.name));
     if (r.p50 === null || r.p50 === undefined) {
-      svg.append(s('text', { x: labelW, y: y0 + 8, class: 'tick', 'dominant-baseline': 'middle' }, 'no steps in the window'));
+      svg.append(s('text', { x: labelW, y: y0 + 8, class: 'tick', 'dominant-baseline': 'middle' }, empty));
       return;
     }
     const w99 = Math.max(2, x(r.p99) - labelW);

@@ -10,7 +10,8 @@ export function mountAgents(outlet, { scope, ctx }) {
   const windowNote = h('p', { class: 'muted' }, 'Agents and search profiles that answer discovery now.');
   outlet.append(h('div', { class: 'page-head' }, h('h1', { tabindex: -1 }, 'Agents'), windowNote));
   const error = h('p', { class: 'error-note', role: 'alert', hidden: true });
-  outlet.append(error);
+  const statsNote = h('p', { class: 'error-note', role: 'status', hidden: true, 'data-role': 'stats-unavailable' });
+  outlet.append(error, statsNote);
 
   const [agentsCard, agentsBody] = card('Agents', { id: 'agents' });
   const agentRows = h('tbody');
@@ -33,7 +34,7 @@ export function mountAgents(outlet, { scope, ctx }) {
   const drawChart = () => {
     if (!last) return;
     const rows = last.agents.map((a) => ({ name: a.name, p50: a.window?.p50_ms ?? null, p99: a.window?.p99_ms ?? null }));
-    drawLatencyBars(latChart, { rows, label: 'p50 and p99 step duration per agent' });
+    drawLatencyBars(latChart, { rows, label: 'p50 and p99 step duration per agent', empty: last.window_error ? 'statistics unavailable' : 'no steps in the window' });
   };
   trackWidth(scope, latChart, drawChart);
 
@@ -43,6 +44,9 @@ export function mountAgents(outlet, { scope, ctx }) {
       last = reply;
       error.hidden = true;
       if (reply.window_ms) windowNote.textContent = `Agents and search profiles that answer discovery now; step statistics over the last ${Math.round(reply.window_ms / 60_000)} minutes.`;
+      // Missing statistics are not "no steps": say why they are missing.
+      statsNote.textContent = reply.window_error ?? '';
+      statsNote.hidden = !reply.window_error;
       syncKeyed(agentRows, reply.agents, { key: (a) => a.name, signature: (a) => JSON.stringify(a), create: () => h('tr'), fill: fillAgent });
       syncKeyed(profRows, reply.profiles, { key: (p) => p.name, signature: (p) => JSON.stringify(p), create: () => h('tr'), fill: fillProfile });
       profEmpty.hidden = reply.profiles.length > 0;
