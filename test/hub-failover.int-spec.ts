@@ -40,7 +40,10 @@ describe('hub failover', () => {
     await Promise.all([a.waitFor(/hub ready/), b.waitFor(/hub ready/)]);
     await waitFor(() => a.output().includes('lease acquired') || b.output().includes('lease acquired'), { what: 'an active hub' });
     const active = a.output().includes('lease acquired') ? a : b;
-    return { active, standby: active === a ? b : a };
+    const standby = active === a ? b : a;
+    // The standby says what it is doing, once.
+    await standby.waitFor(/lease held by another replica; standing by/);
+    return { active, standby };
   }
 
   async function submitAll(queries: string[], deadlineMs: number, concurrency: number, onProgress?: (done: number) => Promise<void> | void): Promise<string[]> {

@@ -39,6 +39,8 @@ describe('hub lifecycle', () => {
       const text = await (await fetch(`${f.url}/metrics`)).text();
       return Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
     };
+    // The one hub of this Chorus holds the lease: the replica whose totals to read.
+    expect(await metric('chorus_hub_active')).toBe(1);
     const writesBefore = await metric('chorus_hub_ledger_writes_total');
     const storedBefore = await metric('chorus_hub_ledger_transitions_total');
     const views: WorkflowView[] = [];

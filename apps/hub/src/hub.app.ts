@@ -19,6 +19,9 @@ function registerHubMetrics(bus: Bus, queries: HubQueries, hub: HubService): voi
     'Envelopes of a workflow the ledger has no record of (no query), left out of it, by this hub since it started',
     () => hub.ignored.unknownWorkflow,
   );
+  // Every replica serves the totals below (read from the ledger events, the same on each): sum them
+  // over the replica that is active, or take their max, not their sum over every replica.
+  bus.metrics.gauge('chorus_hub_active', 'Whether this hub replica holds the lease and applies the ledger (1) or stands by (0)', [], async (set) => set({}, hub.isActive ? 1 : 0));
   // The four gauges below share one read of the totals per scrape.
   let read: { at: number; totals: ReturnType<typeof fetchTotals> } | undefined;
   const fetchTotals = () => queries.stats().then((s) => s.totals);

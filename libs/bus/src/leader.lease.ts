@@ -30,6 +30,8 @@ export class LeaderLease {
   private timer?: NodeJS.Timeout;
   private stopped = false;
   private transition: Promise<void> = Promise.resolve();
+  /** Whether this replica said it stands by since it last held the lease (said once, not on every try). */
+  private saidStandby = false;
 
   private constructor(
     private readonly kv: KeyValueStore<LeaseValue>,
@@ -94,9 +96,13 @@ export class LeaderLease {
       this.revision = await this.kv.create(this.options.name, { holder: this.holder, since: new Date().toISOString() });
       this.validUntil = sent + this.options.ttlMs;
     } catch (e) {
-      if (isRevisionConflict(e)) return; // someone holds it
-      throw e;
+      if (!isRevisionConflict(e)) throw e;
+      // Someone holds it: this replica stands by, and says so once.
+      if (!this.saidStandby) this.log.info({ lease: this.options.name, holder: this.holder }, 'lease held by another replica; standing by');
+      this.saidStandby = true;
+      return;
     }
+    this.saidStandby = false;
     this.log.info({ lease: this.options.name, holder: this.holder }, 'lease acquired; now active');
     this.transition = this.transition.then(onAcquire).catch((e) => this.log.error({ err: e }, 'becoming active failed'));
     await this.transition;
