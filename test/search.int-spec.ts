@@ -44,6 +44,9 @@ describe('search fan-out and profile discovery', () => {
     expect(view.result?.provenance.profiles_used).toEqual(['bm25']);
     expect(Date.parse(view.finished_at!)).toBeLessThanOrEqual(Date.parse(view.deadline));
     expect(Date.now() - started).toBeLessThan(2500);
+    // The lens it went without is counted, by profile and reason.
+    const metrics = await (await fetch(`${f.url}/metrics`)).text();
+    expect(Number(/^chorus_search_degraded_total\{profile="stuck",reason="timeout"[^}]*\} (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
   });
 
   it('search - results whose text no profile gives (its documents endpoint hangs) complete degraded, naming the profile, not as blank results', async () => {

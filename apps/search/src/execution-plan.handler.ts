@@ -13,6 +13,7 @@ import {
 } from '@chorus/envelope';
 import { OnEnvelope, ProfileClient, ProfileRegistry, type HandlerContext } from '@chorus/bus';
 import { fuseRrf } from '@chorus/fusion';
+import { Metrics } from '@chorus/observability';
 import { fanOut, toDegradation } from './profile.fanout';
 
 export const SEARCH_AGENT = 'search';
@@ -34,6 +35,7 @@ export class ExecutionPlanHandler {
     private readonly profiles: ProfileClient,
     private readonly registry: ProfileRegistry,
     @Inject(SEARCH_OPTIONS) private readonly options: SearchOptions,
+    private readonly metrics: Metrics,
   ) {}
 
   @OnEnvelope(MessageTypes.ExecutionPlan)
@@ -46,7 +48,7 @@ export class ExecutionPlanHandler {
     const names = plan.profiles.map((p) => p.name).filter((name) => this.registry.has(name));
     const absent: Degradation[] = plan.profiles
       .filter((p) => !this.registry.has(p.name))
-      .map((p) => ({ profile: p.name, reason: 'unavailable', detail: `no instance of profile ${p.name} is running` }));
+      .map((p) => ({ profile: p.name, reason: 'unavailable', detail: `no instance of profile ${p.name} answers discovery (none runs, or each one hangs)` }));
     const { replies, degraded: failed } = await fanOut(this.profiles, {
       profiles: names,
       text: plan.search_text,
@@ -58,6 +60,7 @@ export class ExecutionPlanHandler {
     });
     for (const d of failed) if (d.reason === 'unavailable') this.registry.markUnavailable(d.profile);
     const degraded = [...absent, ...failed];
+    for (const d of degraded) this.metrics.lensesMissing.inc({ profile: d.profile, reason: d.reason });
     if (degraded.length > 0) ctx.log.warn({ degraded }, 'searched without every lens');
     if (plan.require_all && degraded.length > 0) {
       const missing = degraded.map((d) => `${d.profile} (${d.reason})`).join(', ');

@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { ProfileClient, ProfileRegistry, type Bus } from '@chorus/bus';
+import { Metrics } from '@chorus/observability';
 import { ExecutionPlanHandler, SEARCH_OPTIONS, type SearchOptions } from './execution-plan.handler';
 
 @Module({})
@@ -12,6 +13,7 @@ export class SearchModule {
         { provide: ProfileClient, useValue: new ProfileClient(bus) },
         { provide: ProfileRegistry, useValue: registry },
         { provide: SEARCH_OPTIONS, useValue: options },
+        { provide: Metrics, useValue: bus.metrics },
       ],
     };
   }

@@ -49,6 +49,14 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Lenses a search result went without (the search worker's `degraded` entries). */
+  readonly lensesMissing = new Counter({
+    name: 'chorus_search_degraded_total',
+    help: 'Planned search profiles missing from a result (tool_results.degraded), by profile and reason: timeout, error, unavailable',
+    labelNames: ['profile', 'reason'] as const,
+    registers: [this.registry],
+  });
+
   constructor(app: string) {
     this.registry.setDefaultLabels({ app });
     collectDefaultMetrics({ register: this.registry });
