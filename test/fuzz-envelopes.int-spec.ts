@@ -1,8 +1,9 @@
 import fc from 'fast-check';
-import type { DeadLetter } from '@chorus/bus';
+import { ALL_MESSAGE_TYPES, durableName, type DeadLetter } from '@chorus/bus';
 import { MESSAGE_TYPES, createEnvelope, newMessageId, parseEnvelope, workflowSubject } from '@chorus/envelope';
 import { waitFor } from '@chorus/testing';
-import { startChorusFixture, type ChorusFixture } from './chorus.fixture';
+import { startResponder } from '../apps/responder/src';
+import { startChorusFixture, stopApp, type ChorusFixture } from './chorus.fixture';
 import {
   anySubjectArb,
   buildEnvelope,
@@ -25,6 +26,10 @@ import {
 } from './fuzz.arbitraries';
 
 const TERMINAL = ['completed', 'failed', 'timed_out', 'cancelled'];
+/** Status updates and commands of a workflow the ledger does not hold are left out of it (docs/hub.md). */
+const STRAY_TYPES = ['status_update', 'orchestration_command'];
+/** The hub's durable consumer of the workflow stream. */
+const HUB_CONSUMER = durableName('hub', ALL_MESSAGE_TYPES);
 const DEAD_LETTER_DATA_BYTES = 256 * 1024;
 /** Fails a property with a message that says which envelope and what went wrong. */
 function check(ok: unknown, message: () => string): void {
@@ -145,9 +150,22 @@ describe('fuzz - envelopes on every workflow subject', () => {
     check(kept.equals(original), () => `${what} does not hold the original body (${kept.length} vs ${original.length} bytes)`);
   }
 
+  /**
+   * A valid status update or command of a workflow the ledger does not hold (each case here has a
+   * fresh id) is left out of it: once the hub's consumer is past it, there is no such workflow.
+   */
+  async function expectNotRecorded(p: Published): Promise<void> {
+    const env = p.env as Record<string, any>;
+    const what = `stray ${env.message_type} of ${env.tenant_id}/${env.correlation_id} ("${p.label}")`;
+    await waitFor(async () => (await f.chorus.bus.jsm.consumers.info(f.config.bus.workflowStream, HUB_CONSUMER)).ack_floor.stream_seq >= (p.seq as number), { timeoutMs: 6000, what: `the hub past the ${what}` });
+    const r = await http('GET', `/v1/workflows/${env.correlation_id}?tenant_id=${env.tenant_id}`);
+    check(r.status === 404, () => `${what} made a workflow: ${r.status} ${r.text.slice(0, 200)}`);
+  }
+
   /** A valid envelope's workflow is recorded, ends in exactly one terminal state, and Chorus's own envelopes stay valid. */
   async function expectWorkflowEnds(p: Published): Promise<void> {
     const env = p.env as Record<string, any>;
+    if (STRAY_TYPES.includes(env.message_type)) return expectNotRecorded(p);
     const tenant = env.tenant_id as string;
     const cid = env.correlation_id as string;
     const deadline = Date.parse(env.deadline);
@@ -288,6 +306,13 @@ describe('fuzz - envelopes on every workflow subject', () => {
     const validQuery = (cid: string, extra: Record<string, unknown> = {}, deadlineMs = 3000) =>
       createEnvelope({ messageType: 'query', correlationId: cid, tenantId: 'fuzz', agent: 'fuzzer', deadline: new Date(Date.now() + deadlineMs), payload: { query: 'what does the correlation hub keep', top_k: 5, require_all: false, ...extra } as never });
     const one = (p: Published) => runBatch([p]);
+    /** A query with a deadline as given (a string the schema may refuse, or Date.parse not read). */
+    const fuzzQuery = (cid: string, deadline: string) =>
+      createEnvelope({ messageType: 'query', correlationId: cid, tenantId: 'fuzz', agent: 'fuzzer', deadline, payload: { query: 'what does the correlation hub keep', top_k: 5, require_all: false } });
+    // Tests that stop the responder (a workflow that runs until its deadline) get it back after.
+    afterEach(async () => {
+      if (!f.chorus.components.some((c) => c.name === 'responder')) f.chorus.components.push(await startResponder(f.chorus.bus, f.config, f.log));
+    });
 
     it('envelopes - next_steps nested 4000 arrays deep is dead-lettered, not left to throw in the consumer', async () => {
       const env = JSON.stringify(validQuery('fzdeep1')).replace('"next_steps":[]', `"next_steps":${deepText(4000, 'array')}`);
@@ -350,8 +375,9 @@ describe('fuzz - envelopes on every workflow subject', () => {
     it('envelopes - a forged status_update claiming to be the hub\'s does not end the workflow\'s event stream while the ledger has it running', async () => {
       // Long enough that the stream's one-second settling cannot reach the real timeout.
       const deadline = new Date(Date.now() + 4000).toISOString();
-      const retry = createEnvelope({ messageType: 'orchestration_command', correlationId: 'fzforge1', tenantId: 'fuzz', agent: 'fuzzer', deadline, payload: { command: 'retry', reason: 'fuzz' } });
-      await publish(workflowSubject('fuzz', 'orchestration_command', 'fzforge1'), Buffer.from(JSON.stringify(retry)));
+      // Without a responder, the workflow runs until its deadline.
+      await stopApp(f, 'responder');
+      await publish(workflowSubject('fuzz', 'query', 'fzforge1'), Buffer.from(JSON.stringify(fuzzQuery('fzforge1', deadline))));
       await waitFor(async () => (await http('GET', '/v1/workflows/fzforge1?tenant_id=fuzz')).status === 200, { what: 'the workflow recorded' });
       const forged = createEnvelope({ messageType: 'status_update', correlationId: 'fzforge1', tenantId: 'fuzz', agent: 'hub', deadline, payload: { workflow_status: 'completed' } });
       await publish(workflowSubject('fuzz', 'status_update', 'fzforge1'), Buffer.from(JSON.stringify(forged)));
@@ -388,18 +414,18 @@ describe('fuzz - envelopes on every workflow subject', () => {
 
     // Last: when it fails, the hub's deadline queue stays broken for the rest of the suite.
     it('envelopes - a deadline Date.parse cannot read ("20261130T103010Z") is rejected or still ends, and never stops other workflows from timing out', async () => {
-      const retry = (cid: string, deadline: string) =>
-        createEnvelope({ messageType: 'orchestration_command', correlationId: cid, tenantId: 'fuzz', agent: 'fuzzer', deadline, payload: { command: 'retry', reason: 'fuzz' } });
-      const bystander = retry('fznan-bystander', new Date(Date.now() + 1500).toISOString());
-      await publish(workflowSubject('fuzz', 'orchestration_command', bystander.correlation_id), Buffer.from(JSON.stringify(bystander)));
+      // Without a responder, both workflows run until their deadlines.
+      await stopApp(f, 'responder');
+      const bystander = fuzzQuery('fznan-bystander', new Date(Date.now() + 1500).toISOString());
+      await publish(workflowSubject('fuzz', 'query', bystander.correlation_id), Buffer.from(JSON.stringify(bystander)));
       await waitFor(async () => (await http('GET', `/v1/workflows/${bystander.correlation_id}?tenant_id=fuzz`)).status === 200, { what: 'the bystander recorded' });
-      const odd = retry('fznan-1', '20261130T103010Z');
-      const subject = workflowSubject('fuzz', 'orchestration_command', odd.correlation_id);
+      const odd = fuzzQuery('fznan-1', '20261130T103010Z');
+      const subject = workflowSubject('fuzz', 'query', odd.correlation_id);
       const valid = parses(Buffer.from(JSON.stringify(odd)), subject);
-      const published: Published = { label: 'retry command with deadline 20261130T103010Z', subject, body: Buffer.from(JSON.stringify(odd)), valid, fields: null, env: odd as unknown as Record<string, unknown> };
+      const published: Published = { label: 'query with deadline 20261130T103010Z', subject, body: Buffer.from(JSON.stringify(odd)), valid, fields: null, env: odd as unknown as Record<string, unknown> };
       const r = await publish(subject, published.body);
       published.seq = r.seq;
-      const bystanderEnds = expectWorkflowEnds({ label: 'bystander retry command', subject: '', body: Buffer.alloc(0), valid: true, fields: null, env: bystander as unknown as Record<string, unknown> });
+      const bystanderEnds = expectWorkflowEnds({ label: 'bystander query', subject: '', body: Buffer.alloc(0), valid: true, fields: null, env: bystander as unknown as Record<string, unknown> });
       await allChecked([valid ? expectWorkflowEnds(published) : expectDeadLettered(published), bystanderEnds]);
     }, 30_000);
   });

@@ -151,7 +151,7 @@ describe('hub failover', () => {
     const ids = await submitAll(Array.from({ length: 200 }, (_, i) => `how is a stalled hub fenced ${i}`), 20_000, 4, () => new Promise((r) => setTimeout(r, 100)));
     await stall;
     const views = await terminal(ids, 45_000);
-    expect(views.filter((v) => v.status !== 'completed').map((v) => v.correlation_id)).toEqual([]);
+    expect(views.filter((v) => v.status !== 'completed').map((v) => `${v.correlation_id} ${v.status}: ${v.errors.map((e) => e.error_message).join('; ')}`)).toEqual([]);
     await stalled.waitFor(/lease lost/);
 
     // The list (the active hub's index) holds every workflow, as the ledger has it.

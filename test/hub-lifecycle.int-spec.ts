@@ -162,7 +162,7 @@ describe('hub lifecycle', () => {
     expect(stats.totals.cancelled).toBe(0);
   });
 
-  it('hub - envelopes of a workflow nobody submitted are left out of the ledger, counted, not listed as workflows', async () => {
+  it('hub - status updates and commands of a workflow nobody submitted are left out of the ledger, counted, not listed as workflows', async () => {
     const metric = async (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(await (await fetch(`${f.url}/metrics`)).text())?.[1] ?? NaN);
     const before = await metric('chorus_hub_unknown_workflow_envelopes_total');
     const deadline = new Date(Date.now() + 60_000).toISOString();

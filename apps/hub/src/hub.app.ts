@@ -16,7 +16,7 @@ function registerHubMetrics(bus: Bus, queries: HubQueries, hub: HubService): voi
   bus.metrics.counterFrom('chorus_hub_ledger_transitions_total', 'Envelopes and events whose effects those writes stored', () => hub.writes.transitions);
   bus.metrics.counterFrom(
     'chorus_hub_unknown_workflow_envelopes_total',
-    'Envelopes of a workflow the ledger has no record of (no query), left out of it, by this hub since it started',
+    'Status updates and commands of a workflow the ledger has no record of, left out of it, by this hub since it started',
     () => hub.ignored.unknownWorkflow,
   );
   // Every replica serves the totals below (read from the ledger events, the same on each): sum them

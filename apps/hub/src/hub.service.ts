@@ -140,12 +140,14 @@ export class HubService {
    */
   onEnvelope(envelope: Envelope, delivery: Delivery, log: Logger): Promise<Transition | null> {
     const apply = (current: WorkflowRecord | null, retrySource?: Envelope | null) => {
-      // A workflow starts with its query. Any other envelope of a workflow the ledger does not hold
-      // (an id nobody submitted, another tenant's, or one forgotten after its retention) is left out
-      // of the ledger: recorded, it would list a workflow with no query, counted as created.
-      if (current === null && envelope.message_type !== 'query') {
+      // A status update or a command is about a workflow: of one the ledger does not hold (an id
+      // nobody submitted, another tenant's, or one forgotten after its retention) it is left out of
+      // the ledger. Recorded, a stray cancel or failure report listed a workflow with no query,
+      // counted as created and ended. (Work an agent publishes, a plan say, still starts a record:
+      // a client may start a choreography past its first steps.)
+      if (current === null && (envelope.message_type === 'status_update' || envelope.message_type === 'orchestration_command')) {
         this.ignored.unknownWorkflow += 1;
-        log.warn({ message_type: envelope.message_type, from: envelope.agent, stream_seq: delivery.streamSeq }, 'envelope of a workflow the hub has no record of (no query): not recorded');
+        log.warn({ message_type: envelope.message_type, from: envelope.agent, stream_seq: delivery.streamSeq }, 'status update or command of a workflow the hub has no record of: not recorded');
         return null;
       }
       const t = applyEnvelope(current, envelope, delivery, new Date(), { retrySource });
