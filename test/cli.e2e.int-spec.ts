@@ -279,7 +279,12 @@ describe('chorus CLI, end to end', () => {
     expect({ code: key.code, stderr: key.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(/--idempotency-key must be 1 to 256 printable ASCII characters, no spaces/) });
     // A key used before for another query: refused, naming what differs.
     const reuse = `cli-key-${Date.now()}`;
-    expect((await chorus(f, 'query', 'what is a key', '--idempotency-key', reuse)).code).toBe(0);
+    const first = await chorus(f, 'query', 'what is a key', '--idempotency-key', reuse);
+    expect(first).toMatchObject({ code: 0, stdout: expect.stringMatching(/^correlation_id: ik_\w+\nsubmitted; follow it with/) });
+    // The same key and query again: that workflow, and said so; nothing new started.
+    const again = await chorus(f, 'query', 'what is a key', '--idempotency-key', reuse);
+    expect(again).toMatchObject({ code: 0, stdout: expect.stringMatching(/^correlation_id: ik_\w+ \(submitted before: this is that workflow, nothing new started\)\nalready submitted; follow it with/) });
+    expect(JSON.parse((await chorus(f, 'query', 'what is a key', '--idempotency-key', reuse, '--json')).stdout)).toEqual({ correlation_id: expect.stringMatching(/^ik_/), duplicate: true });
     const reused = await chorus(f, 'query', 'what is another key', '--idempotency-key', reuse);
     expect({ code: reused.code, stderr: reused.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(/already named workflow ik_\w+, started with another request \(query differs\)/) });
     expect({ code: page.code, stderr: page.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(/limit must be an integer from 1 to 500/) });

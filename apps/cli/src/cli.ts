@@ -139,12 +139,17 @@ async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus,
       };
       // With --wait --json, stdout is one JSON document, the workflow (its correlation_id included);
       // the id alone goes to stderr first, so it is known even if the wait ends badly.
-      const onSubmitted = (s: { correlation_id: string }) =>
-        args.json && args.wait ? io.stderr(`correlation_id: ${s.correlation_id}`) : io.stdout(args.json ? JSON.stringify({ correlation_id: s.correlation_id }) : `correlation_id: ${s.correlation_id}`);
+      // A submission that names a workflow already there (the same idempotency key, or the session
+      // strategy's same request) starts nothing: said as such, not as "submitted".
+      const onSubmitted = (s: { correlation_id: string; duplicate: boolean }) => {
+        const line = `correlation_id: ${s.correlation_id}${s.duplicate ? ' (submitted before: this is that workflow, nothing new started)' : ''}`;
+        if (args.json && args.wait) io.stderr(line);
+        else io.stdout(args.json ? JSON.stringify({ correlation_id: s.correlation_id, duplicate: s.duplicate }) : line);
+      };
       const options = { idempotencyKey: args.idempotencyKey, onSubmitted };
       if (!args.wait) {
         const s = await client.submit(request, options);
-        if (!args.json) io.stdout(`submitted; follow it with: chorus status ${s.correlation_id}`);
+        if (!args.json) io.stdout(`${s.duplicate ? 'already submitted' : 'submitted'}; follow it with: chorus status ${s.correlation_id}`);
         return ExitCodes.Ok;
       }
       const { submitted, workflow } = await client.submitAndWait(request, options);
