@@ -19,6 +19,8 @@ export class WorkflowNotFoundError extends ChorusError {
  */
 export class HubNotActiveError extends ChorusError {
   readonly code = HubErrorCodes.NotActive;
+  // The hub logs 'lease ran out while applying' once for the batch.
+  override readonly reported = true;
   constructor() {
     super('this hub replica no longer holds the lease; the active hub applies the envelope', { retryable: true });
   }

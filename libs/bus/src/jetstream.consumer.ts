@@ -1,6 +1,7 @@
 import type { JsMsg } from '@nats-io/jetstream';
 import {
   ALL_WORKFLOW_SUBJECTS,
+  ChorusError,
   INVALID_TOKEN,
   deriveEnvelope,
   idempotencyKey,
@@ -213,7 +214,9 @@ export class JetStreamConsumer {
     details.retry_possible ||= isTransient(error);
     if (details.retry_possible && delivery < this.options.maxDeliver) {
       const delay = this.backoff(delivery);
-      log.warn({ err: error, delivery, retry_in_ms: delay }, 'step failed; will retry');
+      // Reported where it arose (a hub handing its envelopes over): one line there, not one per envelope here.
+      if (error instanceof ChorusError && error.reported) log.debug({ err: error, delivery, retry_in_ms: delay }, 'step failed; will retry');
+      else log.warn({ err: error, delivery, retry_in_ms: delay }, 'step failed; will retry');
       m.nak(delay);
       return 'retry';
     }

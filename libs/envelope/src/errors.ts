@@ -6,6 +6,11 @@ export abstract class ChorusError extends Error {
   abstract readonly code: string;
   /** True when the same step, run again with the same input, may succeed. */
   readonly retryable: boolean;
+  /**
+   * True for a condition already reported where it arose (a hub replica handing its envelopes to
+   * the active one, which it logs once per batch): the consumer logs the retry at debug, not warn.
+   */
+  readonly reported: boolean = false;
 
   protected constructor(message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
