@@ -1,6 +1,7 @@
 export { ledgerKey, toSummary, toView, type WorkflowRecord } from './workflow.record';
 export {
   HUB_AGENT,
+  MAX_COMMAND_STEPS,
   applyDeadline,
   applyDroppedDuplicate,
   applyEnvelope,

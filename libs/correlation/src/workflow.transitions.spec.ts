@@ -1,5 +1,5 @@
 import { correlationIdForRetry, createEnvelope, deriveEnvelope, idempotencyKey, newMessageId, type Envelope } from '@chorus/envelope';
-import { applyDeadline, applyDroppedDuplicate, applyEnvelope, queryStreamSeq, recordAnnouncement, retryNotStarted, retryWouldStart, type Transition } from './workflow.transitions';
+import { applyDeadline, applyDroppedDuplicate, applyEnvelope, MAX_COMMAND_STEPS, queryStreamSeq, recordAnnouncement, retryNotStarted, retryWouldStart, type Transition } from './workflow.transitions';
 import { toView, type WorkflowRecord } from './workflow.record';
 
 const t0 = new Date('2026-11-30T10:00:00.000Z');
@@ -343,6 +343,19 @@ describe('applyEnvelope - retry command', () => {
     expect(retry(running, errorCommand, q).record.status).toBe('failed');
     const { record } = failedWorkflow();
     expect(retry(record, { ...errorCommand, message_id: newMessageId() }, q)).toEqual(expect.objectContaining({ effect: 'late' }));
+  });
+
+  it('applyEnvelope - retry commands past MAX_COMMAND_STEPS are marked seen, not recorded as steps and errors: the record stops growing', () => {
+    const { q, record } = failedWorkflow();
+    let current = retry(record, retryCommand(q), q).record;
+    for (let i = 0; i < 3 * MAX_COMMAND_STEPS; i++) current = retry(current, retryCommand(q), q).record;
+    const commands = current.steps.filter((s) => s.message_type === 'orchestration_command');
+    expect(commands).toHaveLength(MAX_COMMAND_STEPS);
+    expect(current.errors.length).toBeLessThanOrEqual(MAX_COMMAND_STEPS);
+    // Still each seen once: its redelivery is one, not a duplicate.
+    const last = retryCommand(q);
+    const seen = retry(current, last, q, 987_654);
+    expect(retry(seen.record, last, q, 987_654).effect).toBe('redelivered');
   });
 
   it('applyEnvelope - a workflow retried already starts nothing new when asked again', () => {

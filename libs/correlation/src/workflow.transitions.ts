@@ -18,6 +18,9 @@ import type { WorkflowRecord } from './workflow.record';
 /** The hub's own agent name: its status updates are recorded but never applied. */
 export const HUB_AGENT = 'hub';
 
+/** Retry commands a workflow records as steps; later ones are only marked seen (see `retry`). */
+export const MAX_COMMAND_STEPS = 20;
+
 /** A status change the hub must announce with a `status_update` envelope. */
 export interface StatusChange {
   status: WorkflowStatus;
@@ -303,6 +306,12 @@ function isRetryOf(envelope: Envelope, retryOf: string | null | undefined): retr
  * nothing else changes. Either way it is a step of the audit trail.
  */
 function retry(record: WorkflowRecord, envelope: Envelope, key: string, source: Envelope | null, now: Date): Transition {
+  // Commands published straight to the bus are not bounded as the HTTP API bounds them (asked again,
+  // a retried workflow answers with its retry): past this many, one is recorded as seen, not as a
+  // step and an error, so a client looping on retries cannot grow the record past what a message holds.
+  if (record.steps.filter((s) => s.message_type === 'orchestration_command').length >= MAX_COMMAND_STEPS) {
+    return { record, effect: 'recorded', emits: [] };
+  }
   // A step of the audit trail that leaves what the workflow waits for as it was.
   const nextSteps = record.next_steps;
   addStep(record, envelope, key);
