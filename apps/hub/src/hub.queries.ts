@@ -19,7 +19,7 @@ import {
 } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
 import type { AgentWindowStats } from './agent.stats';
-import { WorkflowNotFoundError } from './hub.errors';
+import { HubBusyError, WorkflowNotFoundError } from './hub.errors';
 import { LEDGER_EVENTS, type HubService } from './hub.service';
 import type { LedgerStore } from './ledger.store';
 import { ReadLimiter } from './read.limiter';
@@ -101,7 +101,12 @@ export class HubQueries {
     const record = await this.record(raw);
     // Start a minute before the workflow began, so clock skew between publishers loses nothing.
     const since = new Date(Date.parse(record.started_at) - 60_000);
-    const read = () => this.historyReads.run(() => readWorkflowHistory(this.bus, record.correlation_id, { tenantId: record.tenant_id, since }));
+    // Reads of one workflow's history at the same moment (a client's tries of one read, a page many
+    // open at once) share one read of the stream, which takes one turn of the limit.
+    const read = () =>
+      this.bus.shared(`history\u0000${record.tenant_id}\u0000${record.correlation_id}`, () =>
+        this.historyReads.run(() => readWorkflowHistory(this.bus, record.correlation_id, { tenantId: record.tenant_id, since }), this.bus.options.requestTimeoutMs),
+      );
     let entries = await read();
     // The ledger saw at least one stored envelope per step. A read that finds fewer came from a
     // replica still catching up (after a cluster lost a node, the server hosting the read can lag
@@ -112,7 +117,13 @@ export class HubQueries {
       const wait = 100 * 2 ** attempt;
       if (Date.now() + wait > rereadUntil) break;
       await new Promise((resolve) => setTimeout(resolve, wait));
-      entries = await read();
+      try {
+        entries = await read();
+      } catch (e) {
+        // Busy now: answer with what the first read found rather than refuse it.
+        if (e instanceof HubBusyError) break;
+        throw e;
+      }
     }
     if (recent && entries.length < record.steps.length) {
       this.log.warn({ correlation_id: record.correlation_id, read: entries.length, steps: record.steps.length }, 'history read back fewer envelopes than the ledger recorded');

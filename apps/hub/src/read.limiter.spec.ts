@@ -34,6 +34,22 @@ describe('ReadLimiter', () => {
     expect(limiter.load).toEqual({ running: 0, waiting: 0 });
   });
 
+  it('ReadLimiter - a read that waited past its caller\'s patience for its turn is refused then, not run, and the next one runs', async () => {
+    const limiter = new ReadLimiter(1, 2, 'reads');
+    let release!: () => void;
+    const first = limiter.run(() => new Promise<string>((r) => (release = () => r('first'))));
+    let ran = false;
+    const stale = limiter.run(async () => ((ran = true), 'stale'), 20);
+    const patient = limiter.run(async () => 'patient', 60_000);
+    await new Promise((r) => setTimeout(r, 40));
+    release();
+    expect(await first).toBe('first');
+    await expect(stale).rejects.toThrow('the hub is busy: this read waited more than 20 ms for its turn; try again shortly');
+    expect(ran).toBe(false);
+    expect(await patient).toBe('patient');
+    expect(limiter.load).toEqual({ running: 0, waiting: 0 });
+  });
+
   it('ReadLimiter - a read that throws gives its turn back', async () => {
     const limiter = new ReadLimiter(1, 0, 'reads');
     await expect(limiter.run(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');

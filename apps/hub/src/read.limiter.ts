@@ -18,21 +18,34 @@ export class ReadLimiter {
     private readonly what: string,
   ) {}
 
-  async run<T>(read: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `read` in its turn. One that waited longer than `maxWaitMs` for its turn is refused then,
+   * not run: its caller has given up (it waits no longer than its request timeout).
+   */
+  async run<T>(read: () => Promise<T>, maxWaitMs = Number.POSITIVE_INFINITY): Promise<T> {
     if (this.running >= this.concurrency) {
       if (this.waiting.length >= this.queued) throw new HubBusyError(`${this.concurrency} ${this.what} are under way and ${this.queued} more wait`);
+      const queuedAt = Date.now();
       await new Promise<void>((resolve) => this.waiting.push(resolve));
+      if (Date.now() - queuedAt > maxWaitMs) {
+        this.release();
+        throw new HubBusyError(`this read waited more than ${maxWaitMs} ms for its turn`);
+      }
     } else {
       this.running += 1;
     }
     try {
       return await read();
     } finally {
-      // The turn passes straight to the next waiting read (running stays the same), or is given back.
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.running -= 1;
+      this.release();
     }
+  }
+
+  /** The turn passes straight to the next waiting read (running stays the same), or is given back. */
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.running -= 1;
   }
 
   /** Reads running and waiting, for tests and metrics. */

@@ -103,28 +103,35 @@ export interface RequestOptions {
   /**
    * For a read that any replica of a queue group may answer, and that may be answered twice: ask
    * again (NATS picks a replica at random each time) every this many milliseconds while no answer
-   * came, until the timeout; the first answer wins. A replica that is stopped or stalled, but still
-   * connected, keeps its share of a queue group's requests until the server gives up on it, minutes
-   * later: without this, that share of the reads waited out the whole timeout and failed. With one
-   * of two replicas silent, a read sent n times fails only if every try went to it (1 in 2^n).
+   * came, up to `maxTries` tries, within the timeout; the first answer wins. A replica that is
+   * stopped or stalled, but still connected, keeps its share of a queue group's requests until the
+   * server gives up on it, minutes later: without this, that share of the reads waited out the whole
+   * timeout and failed. With one of two replicas silent, a read sent n times fails only if every try
+   * went to it (1 in 2^n). The tries bound the copies a read slow for another reason costs.
    */
   hedgeAfterMs?: number;
+  /** The most tries of a hedged request, the first included. */
+  maxTries?: number;
 }
 
 /**
  * The hub's reads (a workflow, its history, a list, the stats): a hub answers most in a millisecond
  * or two, so no answer in a quarter of a second most likely means a replica that is not answering.
- * A hub too busy to answer in that time gets a read again at most every quarter second until one
- * answer comes (history reads are bounded on the hub, which refuses the excess as busy).
+ * Sixteen tries (within 3.75 s): with one of two replicas stopped, one read in 65,536 fails. A read
+ * slow for another reason costs at most that many copies; history reads, the heavy ones, are bounded
+ * on the hub, which refuses the excess as busy (a refusal wins only when no other try is left).
  */
-export const HUB_READ: RequestOptions = Object.freeze({ hedgeAfterMs: 250 });
+export const HUB_READ: RequestOptions = Object.freeze({ hedgeAfterMs: 250, maxTries: 16 });
 
 /** Sends a JSON request and returns the reply's data, or throws a typed error. */
 export async function requestReply<T>(bus: Bus, subject: string, body: unknown, timeoutMs: number, options: RequestOptions = {}): Promise<T> {
   let raw: Uint8Array;
   try {
     const data = encoder.encode(JSON.stringify(body));
-    const msg = options.hedgeAfterMs === undefined ? await bus.nc.request(subject, data, { timeout: timeoutMs }) : await requestHedged(bus, subject, data, timeoutMs, options.hedgeAfterMs);
+    const msg =
+      options.hedgeAfterMs === undefined
+        ? await bus.nc.request(subject, data, { timeout: timeoutMs })
+        : await requestHedged(bus, subject, data, timeoutMs, options.hedgeAfterMs, options.maxTries ?? Number.POSITIVE_INFINITY);
     raw = msg.data;
   } catch (e) {
     throw toRequestError(e, subject, timeoutMs);
@@ -134,41 +141,66 @@ export async function requestReply<T>(bus: Bus, subject: string, body: unknown, 
   return reply.data;
 }
 
+/** True for a reply that says "try again" (a busy or briefly unavailable replica): another try may do better. */
+function isRetryableRefusal(msg: Msg): boolean {
+  try {
+    const reply = JSON.parse(decoder.decode(msg.data)) as Partial<Reply<unknown>>;
+    return reply.ok === false && reply.error?.retryable === true;
+  } catch {
+    return false;
+  }
+}
+
 /**
- * The first reply to `data` on `subject`, sent again every `intervalMs` while none came, every try
- * bounded by the same deadline. "No responders" ends it at once (nobody serves the subject); any
- * other failure of a try waits for the others, and the last one's is thrown when none is left to come.
+ * The first answer to `data` on `subject`, the request sent again (see {@link RequestOptions})
+ * while none came, every try bounded by the same deadline. A reply that says "try again" wins only
+ * when no other try is left to answer; a try that fails for any reason but its timeout ("no
+ * responders", a closed connection, a permission) ends it at once, since another copy would fail
+ * alike.
  */
-function requestHedged(bus: Bus, subject: string, data: Uint8Array, timeoutMs: number, intervalMs: number): Promise<Msg> {
+function requestHedged(bus: Bus, subject: string, data: Uint8Array, timeoutMs: number, intervalMs: number, maxTries: number): Promise<Msg> {
   const deadline = Date.now() + timeoutMs;
   return new Promise<Msg>((resolve, reject) => {
     let settled = false;
     let outstanding = 0;
     let timer: NodeJS.Timeout | undefined;
     const interval = Math.max(1, intervalMs);
+    let tries = 0;
+    let refusal: Msg | undefined;
+    let lastError: unknown;
     const settle = (done: () => void) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       done();
     };
+    // Nothing left to come: the best there is.
+    const giveUp = () => settle(() => (refusal ? resolve(refusal) : reject(lastError ?? new RequestTimeoutError(subject, timeoutMs))));
     const send = () => {
       timer = undefined;
       const remaining = deadline - Date.now();
       if (remaining <= 0) {
-        // The timer fired late, past the deadline: nothing more is sent, and nothing may be left to answer.
-        if (outstanding === 0) settle(() => reject(new RequestTimeoutError(subject, timeoutMs)));
+        // The timer fired late, past the deadline: nothing more is sent.
+        if (outstanding === 0) giveUp();
         return;
       }
       outstanding += 1;
+      tries += 1;
       bus.nc.request(subject, data, { timeout: remaining }).then(
-        (msg) => settle(() => resolve(msg)),
+        (msg) => {
+          outstanding -= 1;
+          if (!isRetryableRefusal(msg)) return settle(() => resolve(msg));
+          refusal = msg;
+          if (outstanding === 0 && timer === undefined) giveUp();
+        },
         (e: unknown) => {
           outstanding -= 1;
-          if (isNoResponders(e) || (outstanding === 0 && timer === undefined)) settle(() => reject(e));
+          lastError = e;
+          if (!(toRequestError(e, subject, timeoutMs) instanceof RequestTimeoutError)) return settle(() => reject(e));
+          if (outstanding === 0 && timer === undefined) giveUp();
         },
       );
-      if (Date.now() + interval < deadline) timer = setTimeout(send, interval);
+      if (tries < maxTries && Date.now() + interval < deadline) timer = setTimeout(send, interval);
     };
     send();
   });
