@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { JsMsg } from '@nats-io/jetstream';
 import {
   ALL_WORKFLOW_SUBJECTS,
@@ -188,7 +189,7 @@ export class JetStreamConsumer {
       },
       subject: m.subject,
       delivery,
-      idempotencyKey: m.headers?.get('Nats-Msg-Id') || idempotencyKey(envelope.correlation_id, envelope.message_type, envelope.agent),
+      idempotencyKey: boundedKey(m.headers?.get('Nats-Msg-Id')) || idempotencyKey(envelope.correlation_id, envelope.message_type, envelope.agent),
       streamSeq: m.seq,
       working: () => m.working(),
     };
@@ -286,4 +287,13 @@ function checkOutbound(out: Envelope, agent: string): void {
 export function withHeaderTrace(envelope: Envelope, header: string | undefined): Envelope {
   if (envelope.traceparent || !header || !TRACEPARENT_PATTERN.test(header) || /^00-0{32}-|-0{16}-/.test(header)) return envelope;
   return { ...envelope, traceparent: header };
+}
+
+/** Keys the ledger keeps as they are; a longer `Nats-Msg-Id` (anyone's header) is kept as its hash. */
+const MAX_KEY_CHARS = 300;
+
+/** The `Nats-Msg-Id` as the ledger keys it: a header of kilobytes would grow a workflow's record by as much per envelope. */
+export function boundedKey(header: string | undefined): string | undefined {
+  if (!header || header.length <= MAX_KEY_CHARS) return header;
+  return `sha256:${createHash('sha256').update(header).digest('hex')}`;
 }

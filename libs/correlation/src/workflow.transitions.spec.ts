@@ -345,17 +345,18 @@ describe('applyEnvelope - retry command', () => {
     expect(retry(record, { ...errorCommand, message_id: newMessageId() }, q)).toEqual(expect.objectContaining({ effect: 'late' }));
   });
 
-  it('applyEnvelope - retry commands past MAX_COMMAND_STEPS are marked seen, not recorded as steps and errors: the record stops growing', () => {
+  it('applyEnvelope - retry commands past MAX_COMMAND_STEPS change nothing: the record stops growing, and a redelivery is ignored alike', () => {
     const { q, record } = failedWorkflow();
     let current = retry(record, retryCommand(q), q).record;
-    for (let i = 0; i < 3 * MAX_COMMAND_STEPS; i++) current = retry(current, retryCommand(q), q).record;
-    const commands = current.steps.filter((s) => s.message_type === 'orchestration_command');
-    expect(commands).toHaveLength(MAX_COMMAND_STEPS);
-    expect(current.errors.length).toBeLessThanOrEqual(MAX_COMMAND_STEPS);
-    // Still each seen once: its redelivery is one, not a duplicate.
+    for (let i = 1; i < MAX_COMMAND_STEPS; i++) current = retry(current, retryCommand(q), q).record;
+    const size = JSON.stringify(current).length;
+    for (let i = 0; i < 2 * MAX_COMMAND_STEPS; i++) current = retry(current, retryCommand(q), q).record;
+    expect(JSON.stringify(current).length).toBe(size);
+    expect(current.steps.filter((s) => s.message_type === 'orchestration_command')).toHaveLength(MAX_COMMAND_STEPS);
     const last = retryCommand(q);
-    const seen = retry(current, last, q, 987_654);
-    expect(retry(seen.record, last, q, 987_654).effect).toBe('redelivered');
+    const once = retry(current, last, q, 987_654);
+    expect({ effect: once.effect, same: once.record === current }).toEqual({ effect: 'recorded', same: true });
+    expect(retry(once.record, last, q, 987_654).record).toBe(current);
   });
 
   it('applyEnvelope - a workflow retried already starts nothing new when asked again', () => {

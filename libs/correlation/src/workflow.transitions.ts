@@ -114,6 +114,13 @@ export function applyEnvelope(
   if (known !== undefined || ownValue(base.times, envelope.message_id) !== undefined) {
     return { record: { ...base, duplicates_dropped: base.duplicates_dropped + 1, updated_at: now.toISOString() }, effect: 'duplicate', emits: [] };
   }
+  // Commands published straight to the bus are not bounded as the HTTP API bounds them (asked again,
+  // a retried workflow answers with its retry): past this many, a retry command changes nothing, not
+  // even the keys seen, so a client looping on retries cannot grow the record past what a message
+  // holds. Its redelivery is ignored alike.
+  if (isRetryCommand(envelope) && base.steps.filter((s) => s.message_type === 'orchestration_command').length >= MAX_COMMAND_STEPS) {
+    return { record: base, effect: 'recorded', emits: [] };
+  }
   const record: WorkflowRecord = {
     ...base,
     seen: withEntry(base.seen, delivery.idempotencyKey, delivery.streamSeq),
@@ -306,12 +313,6 @@ function isRetryOf(envelope: Envelope, retryOf: string | null | undefined): retr
  * nothing else changes. Either way it is a step of the audit trail.
  */
 function retry(record: WorkflowRecord, envelope: Envelope, key: string, source: Envelope | null, now: Date): Transition {
-  // Commands published straight to the bus are not bounded as the HTTP API bounds them (asked again,
-  // a retried workflow answers with its retry): past this many, one is recorded as seen, not as a
-  // step and an error, so a client looping on retries cannot grow the record past what a message holds.
-  if (record.steps.filter((s) => s.message_type === 'orchestration_command').length >= MAX_COMMAND_STEPS) {
-    return { record, effect: 'recorded', emits: [] };
-  }
   // A step of the audit trail that leaves what the workflow waits for as it was.
   const nextSteps = record.next_steps;
   addStep(record, envelope, key);
