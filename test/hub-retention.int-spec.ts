@@ -1,3 +1,4 @@
+import { createEnvelope } from '@chorus/envelope';
 import { waitFor } from '@chorus/testing';
 import { getJson, postJson, startChorusFixture, type ChorusFixture } from './chorus.fixture';
 
@@ -21,5 +22,15 @@ describe('hub retention', () => {
     expect((await getJson(`${f.url}/v1/workflows`)).body.workflows).toEqual([]);
     // The audit trail lives longer, in the workflow stream; the totals still count it.
     expect((await getJson(`${f.url}/v1/stats`)).body.totals.completed).toBe(1);
+
+    // A command for it now (its query still in the stream, but older than the ledger keeps) is left
+    // out: it brings back no workflow, and is not held back waiting for a record that will not come.
+    const metric = async () => Number(/^chorus_hub_unknown_workflow_envelopes_total(?:\{[^}]*\})? (\S+)$/m.exec(await (await fetch(`${f.url}/metrics`)).text())?.[1]);
+    const before = await metric();
+    expect(Number.isFinite(before)).toBe(true);
+    const cancel = createEnvelope({ messageType: 'orchestration_command', correlationId: id, tenantId: 'default', agent: 'test-client', deadline: new Date(Date.now() + 60_000), payload: { command: 'cancel', reason: 'too late' } });
+    await f.chorus.bus.publish(cancel);
+    await waitFor(async () => (await metric()) === before + 1, { what: 'the late cancel left out' });
+    expect((await getJson(`${f.url}/v1/workflows/${id}`)).status).toBe(404);
   });
 });

@@ -65,6 +65,7 @@ export async function startHub(bus: Bus, config: ChorusConfig, parentLog: Logger
     lingerMs: config.hub.lingerMs,
     maxDeadlineMs: config.workflow.maxDeadlineMs,
     clockSkewMs: config.hub.clockSkewMs,
+    retentionMs: config.hub.retentionMs,
     holdsLease: () => lease?.holds ?? false,
   });
   const queries = new HubQueries(bus, hub, ledger, events, log, config.hub.retentionMs);

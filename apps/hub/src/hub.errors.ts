@@ -4,6 +4,7 @@ export const HubErrorCodes = Object.freeze({
   WorkflowNotFound: 'WORKFLOW_NOT_FOUND',
   NotActive: 'HUB_NOT_ACTIVE',
   Busy: 'HUB_BUSY',
+  NotRecordedYet: 'WORKFLOW_NOT_RECORDED_YET',
 } as const);
 
 export class WorkflowNotFoundError extends ChorusError {
@@ -31,5 +32,16 @@ export class HubBusyError extends ChorusError {
   readonly code = HubErrorCodes.Busy;
   constructor(detail: string) {
     super(`the hub is busy: ${detail}; try again shortly`, { retryable: true });
+  }
+}
+
+/**
+ * A status update or command of a workflow whose query is in the stream but not in the ledger yet
+ * (the hub's write of it failed, and it is delivered again): left for later, in the workflow's order.
+ */
+export class WorkflowNotRecordedYetError extends ChorusError {
+  readonly code = HubErrorCodes.NotRecordedYet;
+  constructor(correlationId: string) {
+    super(`the query of workflow ${correlationId} is in the stream but not in the ledger yet; this envelope waits for it`, { retryable: true });
   }
 }

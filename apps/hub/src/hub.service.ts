@@ -18,12 +18,13 @@ import {
   createEnvelope,
   deriveEnvelope,
   isTerminalStatus,
+  workflowSubject,
   type DuplicateNotice,
   type Envelope,
   type StatusUpdatePayload,
 } from '@chorus/envelope';
 import { unbound, type Logger } from '@chorus/observability';
-import { HubNotActiveError } from './hub.errors';
+import { HubNotActiveError, WorkflowNotRecordedYetError } from './hub.errors';
 import { AgentStats, TenantAgentStats } from './agent.stats';
 import { DeadlineSweeper, type DeadlineSweeperOptions } from './deadline.sweeper';
 import { KeyedMutex } from './keyed.mutex';
@@ -52,6 +53,8 @@ export interface HubServiceOptions extends DeadlineSweeperOptions {
   /** How long a running workflow's ledger write waits for the workflow's next envelopes (0: never). */
   lingerMs: number;
   recentCapacity: number;
+  /** How long the ledger keeps a workflow after its last update (CHORUS_HUB_RETENTION_MS). */
+  retentionMs: number;
   /**
    * Whether this replica's lease cannot have expired (LeaderLease.holds); absent: it always can
    * write while active. Checked before each batch is applied and again before it is saved.
@@ -139,15 +142,20 @@ export class HubService {
    * workflow's turn, so its envelopes are still applied in order once NATS is back.
    */
   onEnvelope(envelope: Envelope, delivery: Delivery, log: Logger): Promise<Transition | null> {
-    const apply = (current: WorkflowRecord | null, retrySource?: Envelope | null) => {
+    const apply = async (current: WorkflowRecord | null, retrySource?: Envelope | null) => {
       // A status update or a command is about a workflow: of one the ledger does not hold (an id
       // nobody submitted, another tenant's, or one forgotten after its retention) it is left out of
       // the ledger. Recorded, a stray cancel or failure report listed a workflow with no query,
       // counted as created and ended. (Work an agent publishes, a plan say, still starts a record:
       // a client may start a choreography past its first steps.)
       if (current === null && (envelope.message_type === 'status_update' || envelope.message_type === 'orchestration_command')) {
+        // Unless its query is in the stream, recent enough to be in the ledger: then the hub has not
+        // recorded it yet (its write failed and it comes again), and this envelope must wait for it.
+        const query = await this.bus.lastStoredMessage(workflowSubject(envelope.tenant_id, 'query', envelope.correlation_id));
+        if (query && Date.now() - query.time.getTime() < this.options.retentionMs) throw new WorkflowNotRecordedYetError(envelope.correlation_id);
         this.ignored.unknownWorkflow += 1;
-        log.warn({ message_type: envelope.message_type, from: envelope.agent, stream_seq: delivery.streamSeq }, 'status update or command of a workflow the hub has no record of: not recorded');
+        // The envelope's logger names its type and ids already.
+        log.warn({ from: envelope.agent, stream_seq: delivery.streamSeq }, 'status update or command of a workflow the hub has no record of: not recorded');
         return null;
       }
       const t = applyEnvelope(current, envelope, delivery, new Date(), { retrySource });
@@ -311,7 +319,8 @@ export class HubService {
         if (t?.retry) t = await this.retries.start(t, item.log);
       } catch (error) {
         // NATS away while a retry reads or publishes: the whole batch waits it out, keeping the turn.
-        if (isTransient(error)) throw error;
+        // (An envelope waiting for its workflow's query fails alone: the query comes after it.)
+        if (isTransient(error) && !(error instanceof WorkflowNotRecordedYetError)) throw error;
         outcomes.push({ error });
         continue;
       }
