@@ -145,7 +145,7 @@ describe('watchers when the hub is gone', () => {
     const r = await fetch(`${f.url}/v1/agents`);
     const body = (await r.json()) as { agents: Array<{ name: string; health: string; window: unknown }>; window_error: string | null; window_ms: number | null };
     expect(r.status).toBe(200);
-    expect(body.window_error).toMatch(/^step statistics unavailable: the hub did not answer \(/);
+    expect(body.window_error).toMatch(/^step statistics unavailable: they could not be read from the hub \(/);
     expect(body.window_ms).toBeNull();
     expect(body.agents.find((a) => a.name === 'intent')).toMatchObject({ health: 'up', window: null });
     expect(body.agents.find((a) => a.name === 'hub')).toMatchObject({ health: 'down' });

@@ -73,7 +73,7 @@ export class AgentsController {
       this.client.stats<{ agents: AgentWindow[]; window_ms: number }>(scope.authenticated ? scope.tenant : undefined).catch((e: Error) => e),
     ]);
     const stats = read instanceof Error ? null : read;
-    const windowError = read instanceof Error ? `step statistics unavailable: the hub did not answer (${read.message})` : null;
+    const windowError = read instanceof Error ? `step statistics unavailable: they could not be read from the hub (${read.message})` : null;
     const names = [...new Set([...AGENTS, ...services.filter((s) => s.kind === 'agent').map((s) => s.name)])].sort();
     const agents = names.map((name) => {
       const service = services.find((s) => s.kind === 'agent' && s.name === name);

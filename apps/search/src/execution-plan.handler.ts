@@ -26,7 +26,12 @@ export interface SearchOptions {
   documentChars: number;
   /** Every other result carries its passage that best matches the query (whole sentences, or part of one too long). */
   passageChars: number;
+  /** The configured profiles (CHORUS_PROFILES): with those discovery knows, the names metrics label by. */
+  profiles?: readonly string[];
 }
+
+/** The label of a degraded lens whose profile this deployment does not know (a bounded set of label values). */
+const UNKNOWN_PROFILE_LABEL = '_unknown';
 
 /** Turns an `execution_plan` into `tool_results`: parallel profile requests fused with RRF. */
 @Controller()
@@ -60,7 +65,6 @@ export class ExecutionPlanHandler {
     });
     for (const d of failed) if (d.reason === 'unavailable') this.registry.markUnavailable(d.profile);
     const degraded = [...absent, ...failed];
-    for (const d of degraded) this.metrics.lensesMissing.inc({ profile: d.profile, reason: d.reason });
     if (degraded.length > 0) ctx.log.warn({ degraded }, 'searched without every lens');
     if (plan.require_all && degraded.length > 0) {
       const missing = degraded.map((d) => `${d.profile} (${d.reason})`).join(', ');
@@ -89,6 +93,12 @@ export class ExecutionPlanHandler {
       const doc = documents.get(f.id);
       return { id: f.id, title: doc?.title ?? '', text: doc?.text ?? '', score: f.score, ranks: f.ranks };
     });
+    // Counted once the results go out (not for a try that fails and runs again), each lens named
+    // only if this deployment knows it: a plan published by a client may name anything.
+    for (const d of degraded) {
+      const known = this.registry.has(d.profile) || (this.options.profiles ?? []).includes(d.profile);
+      this.metrics.lensesMissing.inc({ profile: known ? d.profile : UNKNOWN_PROFILE_LABEL, reason: d.reason });
+    }
     return deriveEnvelope(envelope, {
       messageType: MessageTypes.ToolResults,
       agent: SEARCH_AGENT,

@@ -11,6 +11,7 @@ export async function startSearch(bus: Bus, config: ChorusConfig, log: Logger): 
     leadDocuments: config.search.leadDocuments,
     documentChars: config.search.documentChars,
     passageChars: config.search.passageChars,
+    profiles: config.profiles,
   });
   const agent = await startAgent(SEARCH_AGENT, module, {
     bus,
