@@ -78,8 +78,10 @@ describe('POST /v1/queries - bad bodies', () => {
     const empty = await postJson(`${f.url}/v1/queries`, { query: '' });
     expect(empty.body.errors).toEqual([{ field: 'query', messages: ['query must contain a character other than spaces and invisible ones', 'query should not be empty'] }]);
     // Zero-width space, a direction mark and an override: nothing to search for.
-    const invisible = await postJson(`${f.url}/v1/queries`, { query: ' \u200b\u200f\u202e ' });
-    expect(invisible.body.errors).toEqual([{ field: 'query', messages: ['query must contain a character other than spaces and invisible ones'] }]);
+    for (const query of [' \u200b\u200f\u202e ', '\u061c\u2066\u2069', '\u034f\u3164\u115f\u1160\uffa0', '\ufe0f\u180b\u17b4']) {
+      const invisible = await postJson(`${f.url}/v1/queries`, { query });
+      expect({ query, errors: invisible.body.errors }).toEqual({ query, errors: [{ field: 'query', messages: ['query must contain a character other than spaces and invisible ones'] }] });
+    }
     expect((await postJson(`${f.url}/v1/queries?wait=true`, { query: '\u200bjetstream\u200d' })).status).toBe(200);
   });
 
