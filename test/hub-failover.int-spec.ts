@@ -1,5 +1,5 @@
 import { ChorusClient } from '@chorus/bus';
-import { isTerminalStatus, type Envelope, type WorkflowView } from '@chorus/envelope';
+import { createEnvelope, isTerminalStatus, type Envelope, type WorkflowView } from '@chorus/envelope';
 import { waitFor } from '@chorus/testing';
 import { startPlanner } from '../apps/planner/src';
 import { startResponder } from '../apps/responder/src';
@@ -103,7 +103,7 @@ describe('hub failover', () => {
     for (const id of [...first.slice(0, 5), ...due.slice(0, 5)]) await announcedOnce(id);
   });
 
-  it('hub down past the deadlines - a workflow that failed or was cancelled in time ends failed or cancelled, not timed out', async () => {
+  it('hub down past the deadlines - a workflow that failed, was cancelled or was answered in time (junk stored on its response subject after the answer) ends failed, cancelled or completed, not timed out', async () => {
     const h1 = startHub();
     await h1.waitFor(/hub ready/);
     await stopApp(f, 'responder');
@@ -114,20 +114,32 @@ describe('hub failover', () => {
     const failing = await client.submit({ query: 'what does the hub keep', tenant_id: 'default', deadline_ms: 6000, profiles: ['nosuch'] });
     const cancelled = await client.submit({ query: 'what does the hub keep', tenant_id: 'default', deadline_ms: 6000 });
     const due = await client.submit({ query: 'what does the hub keep', tenant_id: 'default', deadline_ms: 6000 });
-    const ids = [failing, cancelled, due].map((s) => s.correlation_id);
+    const answered = await client.submit({ query: 'what does the hub keep', tenant_id: 'default', deadline_ms: 6000 });
+    const ids = [failing, cancelled, due, answered].map((s) => s.correlation_id);
     await waitFor(async () => ((await Promise.all(ids.map((id) => client.workflow(id, 'default')))).every((v) => v !== null) ? true : undefined), { what: 'the hub to record them' });
     await h1.stop('SIGKILL');
     f.chorus.components.push(await startPlanner(f.chorus.bus, f.config, f.log));
     await client.cancel(cancelled, 'no longer needed');
+    // Answered in time, then junk stored on its response subject after the answer (dead-lettered once a hub reads it).
+    const response = createEnvelope({
+      messageType: 'response',
+      correlationId: answered.correlation_id,
+      tenantId: 'default',
+      agent: 'responder',
+      deadline: answered.deadline,
+      payload: { query: 'what does the hub keep', answer: 'its ledger', results: [], provenance: { sources: [], profiles_used: [], degraded: [], fusion: { k: 60, rank_window: 100 }, method: 'test' } },
+    });
+    await f.chorus.bus.publish(response);
+    await f.chorus.bus.js.publish(`chorus.wf.default.response.${answered.correlation_id}`, 'junk after the answer');
     // Past the deadlines (6 s from the submits), so the new hub finds them all due.
-    const latest = Math.max(...[failing, cancelled, due].map((s) => Date.parse(s.deadline)));
+    const latest = Math.max(...[failing, cancelled, due, answered].map((s) => Date.parse(s.deadline)));
     await new Promise((r) => setTimeout(r, Math.max(0, latest - Date.now()) + 500));
 
     // Sweeping at once, before its consumer has caught up with what was stored while it was down.
     const h2 = startHub({ CHORUS_HUB_SWEEP_MS: '10', CHORUS_WATCH_GRACE_MS: '1000' });
     await h2.waitFor(/hub ready/);
     const views = await terminal(ids);
-    expect(views.map((v) => v.status)).toEqual(['failed', 'cancelled', 'timed_out']);
+    expect(views.map((v) => v.status)).toEqual(['failed', 'cancelled', 'timed_out', 'completed']);
     expect(views[0].errors[0].error_type).toBe('UNKNOWN_PROFILE');
     // Each ended when it did, not when the hub came back.
     expect(Date.parse(views[1].finished_at!)).toBeLessThan(Date.parse(views[1].deadline));

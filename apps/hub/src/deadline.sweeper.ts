@@ -4,7 +4,7 @@ import { isTerminalStatus } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
 import { DeadlineQueue } from './deadline.queue';
 import type { LedgerStore } from './ledger.store';
-import { endStoredBy } from './stored-end';
+import { endStoredBy, hubConsumerInfo, type ConsumerInfo } from './stored-end';
 
 /** How long past a deadline the sweep waits for an end stored in time to be applied (see endedInTime). */
 const ENDED_IN_TIME_PATIENCE_MS = 5 * 60_000;
@@ -81,12 +81,15 @@ export class DeadlineSweeper {
   }
 
   private async sweep(timeOut: TimeOut): Promise<void> {
+    // One read of the hub consumer's state per sweep, whatever the number of workflows due (a takeover times out many at once).
+    let consumer: Promise<ConsumerInfo> | undefined;
+    const consumerInfo = () => (consumer ??= hubConsumerInfo(this.bus));
     for (const key of this.queue.popDue(Date.now())) {
       const dot = key.indexOf('.');
       const tenantId = key.slice(0, dot);
       const correlationId = key.slice(dot + 1);
       try {
-        if (await this.endedInTime(tenantId, correlationId)) {
+        if (await this.endedInTime(tenantId, correlationId, consumerInfo)) {
           // What ended it is in the stream, stored before the deadline; the hub is just behind.
           this.queue.schedule(key, Date.now() + RECHECK_MS);
           continue;
@@ -104,12 +107,12 @@ export class DeadlineSweeper {
    * a hub catching up after an outage must not time out a workflow that ended before its deadline.
    * Such an end holds the timeout back at most five minutes past the deadline and this hub's takeover.
    */
-  private async endedInTime(tenantId: string, correlationId: string): Promise<boolean> {
+  private async endedInTime(tenantId: string, correlationId: string, consumerInfo: () => Promise<ConsumerInfo>): Promise<boolean> {
     const loaded = await this.ledger.load(tenantId, correlationId);
     if (!loaded || isTerminalStatus(loaded.record.status)) return false;
     const record = loaded.record;
     const deadline = this.deadlineOf(record);
-    if (!(await endStoredBy(this.bus, record, deadline, this.options.clockSkewMs))) return false;
+    if (!(await endStoredBy(this.bus, record, deadline, this.options.clockSkewMs, consumerInfo))) return false;
     // Found, but not applied minutes after the deadline and after this hub took over (time enough
     // to catch up): refused or lost. It no longer holds the timeout back.
     if (Date.now() - Math.max(deadline, this.activatedAt) > ENDED_IN_TIME_PATIENCE_MS) {

@@ -2,6 +2,9 @@ import { ALL_MESSAGE_TYPES, durableName, readWorkflowHistory, type Bus } from '@
 import { HUB_AGENT, type WorkflowRecord } from '@chorus/correlation';
 import { parseEnvelope, workflowSubject } from '@chorus/envelope';
 
+/** A JetStream consumer's state, as the bus reads it (the hub does not import NATS itself). */
+export type ConsumerInfo = Awaited<ReturnType<Bus['jsm']['consumers']['info']>>;
+
 /** The active hub's durable consumer of the workflow stream (every message type). */
 const HUB_CONSUMER = durableName(HUB_AGENT, ALL_MESSAGE_TYPES);
 
@@ -15,9 +18,15 @@ const HUB_CONSUMER = durableName(HUB_AGENT, ALL_MESSAGE_TYPES);
  * is one lookup; the others need the workflow's history. An envelope the hub would refuse
  * (invalid) never counts.
  */
-export async function endStoredBy(bus: Bus, record: WorkflowRecord, deadline: number, clockSkewMs: number): Promise<boolean> {
+export async function endStoredBy(
+  bus: Bus,
+  record: WorkflowRecord,
+  deadline: number,
+  clockSkewMs: number,
+  consumerInfo: () => Promise<ConsumerInfo> = () => hubConsumerInfo(bus),
+): Promise<boolean> {
   const { tenant_id: tenantId, correlation_id: correlationId } = record;
-  const consumer = await bus.jsm.consumers.info(bus.options.workflowStream, HUB_CONSUMER);
+  const consumer = await consumerInfo();
   if (consumer.num_pending === 0 && consumer.num_ack_pending === 0) return false;
   const handledUpTo = consumer.ack_floor.stream_seq;
   const subject = workflowSubject(tenantId, 'response', correlationId);
@@ -33,7 +42,13 @@ export async function endStoredBy(bus: Bus, record: WorkflowRecord, deadline: nu
     const e = parsed.value;
     // Its own announcements, and a copy of an envelope already applied under another key.
     if (e.agent === HUB_AGENT || Object.hasOwn(record.times, e.message_id)) continue;
-    if (e.status === 'error' || (e.message_type === 'orchestration_command' && (e.payload as { command?: unknown }).command === 'cancel')) return true;
+    // A response too: junk stored after it on its subject hides it from the lookup above.
+    if (e.message_type === 'response' || e.status === 'error' || (e.message_type === 'orchestration_command' && (e.payload as { command?: unknown }).command === 'cancel')) return true;
   }
   return false;
+}
+
+/** The hub consumer's state: what it has handled (its acknowledgement floor) and what it has not. */
+export function hubConsumerInfo(bus: Bus): Promise<ConsumerInfo> {
+  return bus.jsm.consumers.info(bus.options.workflowStream, HUB_CONSUMER);
 }
