@@ -30,6 +30,9 @@ export function toStepEvent(e: Envelope) {
   };
 }
 
+/** Envelopes that are an agent's work on a workflow: the first of them makes it running. */
+const AGENT_WORK: ReadonlySet<string> = new Set(['classification_result', 'execution_plan', 'tool_results', 'response', 'status_update']);
+
 @ApiTags('workflows')
 @ApiCommonResponses()
 @Controller('v1/workflows')
@@ -102,8 +105,10 @@ export class EventsController {
       // `status` events tell pending from running; the end is the `terminal` event alone. A finished
       // workflow's stream replays its steps from the start: its first `status` comes with them, not
       // before them as its final status (a client that stopped on it missed every step).
-      let status: string = view && !isTerminalStatus(view.status) ? view.status : 'pending';
-      if (view && !isTerminalStatus(view.status)) send('status', { correlation_id: id, workflow_status: status });
+      const ended = view !== null && isTerminalStatus(view.status);
+      let status: string = view && !ended ? view.status : 'pending';
+      // Not recorded yet (just accepted): pending, as the hub will record it.
+      if (!ended) send('status', { correlation_id: id, workflow_status: status });
       for await (const event of watchWorkflow(this.bus, tenant, id, { since, signal: aborted.signal, giveUpAfterDeadlineMs: this.options.watchGraceMs, deadline: view?.deadline })) {
         if (event.kind === 'terminal') {
           // The watch ends on the ledger's view of the finished workflow, not on an announcement.
@@ -121,7 +126,8 @@ export class EventsController {
           continue;
         }
         send('step', toStepEvent(e), e.message_id);
-        if (status === 'pending' && e.message_type !== 'query' && e.agent !== 'hub') {
+        // Running once an agent has done work for it, as the hub counts it (a cancel or a retry command is no work).
+        if (status === 'pending' && e.agent !== 'hub' && AGENT_WORK.has(e.message_type)) {
           status = 'running';
           send('status', { correlation_id: id, workflow_status: status });
         }

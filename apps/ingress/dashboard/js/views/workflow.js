@@ -59,7 +59,7 @@ export function mountWorkflow(outlet, { scope, params: [id], query, ctx }) {
     // The stream answers: a notice that loading failed (NATS was away) no longer holds. Others
     // (a cancel that failed) stay.
     if (event !== 'unconfirmed' && notice.dataset.kind === 'load') showNotice('');
-    // The stream opens with `pending` even for a workflow already running: never step back.
+    // A stream opened just after the submission says `pending` while the workflow may already run: never step back.
     if (event === 'status' && !isTerminal(model.status) && !(model.status === 'running' && data.workflow_status === 'pending')) model.status = data.workflow_status;
     else if (event === 'step' && !model.eventIds.has(data.message_id)) {
       model.eventIds.add(data.message_id);
