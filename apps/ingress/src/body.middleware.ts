@@ -11,6 +11,12 @@ export function requireJson(req: Request, res: Response, next: NextFunction): vo
     res.status(415).json(errorBody(415, 'the request body must be JSON (Content-Type: application/json)'));
     return;
   }
+  // JSON between systems is UTF-8 (RFC 8259): a body in another charset is the wrong media type, not bad JSON.
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+  if (hasBody && charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    res.status(415).json(errorBody(415, `the request body must be UTF-8 JSON, not ${charset} (Content-Type: application/json; charset=utf-8)`));
+    return;
+  }
   next();
 }
 
