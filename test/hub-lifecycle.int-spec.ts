@@ -77,8 +77,9 @@ describe('hub lifecycle', () => {
     // Stored before the deadline, so it looks like an end the hub has yet to apply; it is not one.
     await f.chorus.bus.js.publish(`chorus.wf.default.response.${id}`, 'not json');
     const view = await finished(id, 10_000);
+    // Seen ended within moments of its deadline by the clock (its finished_at is the deadline itself, whenever the hub got to it).
+    expect(Date.now() - Date.parse(view.deadline)).toBeLessThan(3000);
     expect(view.status).toBe('timed_out');
-    expect(Date.parse(view.finished_at!) - Date.parse(view.deadline)).toBeLessThan(1000);
     expect(terminalUpdates(await history(id))).toEqual(['timed_out']);
   });
 
