@@ -23,7 +23,7 @@ import {
   type Envelope,
   type StatusUpdatePayload,
 } from '@chorus/envelope';
-import { unbound, type Logger } from '@chorus/observability';
+import { LogThrottle, unbound, type Logger } from '@chorus/observability';
 import { HubNotActiveError, WorkflowNotRecordedYetError } from './hub.errors';
 import { AgentStats, TenantAgentStats } from './agent.stats';
 import { DeadlineSweeper, type DeadlineSweeperOptions } from './deadline.sweeper';
@@ -84,6 +84,7 @@ export class HubService {
   readonly writes = { records: 0, transitions: 0 };
   /** Envelopes left out of the ledger: those of a workflow it has no record of, since this hub started. */
   readonly ignored = { unknownWorkflow: 0 };
+  private readonly strayLines = new LogThrottle(10, 60_000);
   readonly recent: RecentIndex;
   private readonly retries: RetryStarter;
   private active = false;
@@ -154,8 +155,9 @@ export class HubService {
         const query = await this.bus.lastStoredMessage(workflowSubject(envelope.tenant_id, 'query', envelope.correlation_id));
         if (query && Date.now() - query.time.getTime() < this.options.retentionMs) throw new WorkflowNotRecordedYetError(envelope.correlation_id);
         this.ignored.unknownWorkflow += 1;
-        // The envelope's logger names its type and ids already.
-        log.warn({ from: envelope.agent, stream_seq: delivery.streamSeq }, 'status update or command of a workflow the hub has no record of: not recorded');
+        // The envelope's logger names its type and ids already; anyone on the bus can send these, so their lines are bounded.
+        const { write, suppressed } = this.strayLines.take();
+        if (write) log.warn({ from: envelope.agent, stream_seq: delivery.streamSeq, ...(suppressed > 0 ? { not_logged_before: suppressed } : {}) }, 'status update or command of a workflow the hub has no record of: not recorded');
         return null;
       }
       const t = applyEnvelope(current, envelope, delivery, new Date(), { retrySource });

@@ -1,5 +1,5 @@
 import type { Subscription } from '@nats-io/transport-node';
-import type { Logger } from '@chorus/observability';
+import { LogThrottle, type Logger } from '@chorus/observability';
 import type { Bus } from './nats.bus';
 import type { Responder } from './request-reply';
 import { BusErrorCodes } from './bus.errors';
@@ -32,13 +32,16 @@ export function serveNestPattern(
   log: Logger,
   handle: (data: unknown) => Promise<{ response: unknown } | { err: NestError }>,
 ): Responder {
+  // Anyone on the bus can send such messages: a flood of them must not flood the log.
+  const ignoredLines = new LogThrottle(10, 60_000);
   const sub: Subscription = bus.nc.subscribe(pattern, {
     queue,
     callback: (err, msg) => {
       if (err) return;
       if (!msg.reply) {
         // `emit` (an event pattern) has no reply subject: nobody could hear what became of it.
-        log.warn({ pattern, bytes: msg.data.length }, `a message on ${pattern} without a reply subject (ClientProxy.emit?) was ignored: use send(), whose reply carries the result`);
+        const { write, suppressed } = ignoredLines.take();
+        if (write) log.warn({ pattern, bytes: msg.data.length, ...(suppressed > 0 ? { not_logged_before: suppressed } : {}) }, `a message on ${pattern} without a reply subject (ClientProxy.emit?) was ignored: use send(), whose reply carries the result`);
         return;
       }
       void (async () => {
