@@ -4,6 +4,16 @@ import { Metrics } from './metrics';
 import { startOpsServer } from './ops.server';
 
 describe('startOpsServer', () => {
+  it('startOpsServer - serves /health, /ready and /metrics whatever the query string', async () => {
+    const ops = await startOpsServer({ host: '127.0.0.1', port: 0 }, new Metrics('test'), async () => ({ ready: true, detail: {} }), createRootLogger({ name: 'test', level: 'silent' }));
+    try {
+      for (const path of ['/health?x', '/ready?probe=1', '/metrics?format=text']) expect({ path, status: (await fetch(`${ops.url}${path}`)).status }).toEqual({ path, status: 200 });
+      expect((await fetch(`${ops.url}/nope`)).status).toBe(404);
+    } finally {
+      await ops.close();
+    }
+  });
+
   it('startOpsServer - a port already taken: names CHORUS_OPS_PORT, the address and what to do, not only EADDRINUSE', async () => {
     const other = createServer();
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));

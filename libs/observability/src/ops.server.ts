@@ -20,14 +20,16 @@ export async function startOpsServer(
   const server: Server = createServer((req, res) => {
     void (async () => {
       try {
+        // The path alone: a scraper's `/metrics?format=…` (or any query) is still the metrics.
+        const path = (req.url ?? '').split('?')[0];
         if (req.method !== 'GET') {
           res.writeHead(405, { 'content-type': 'application/json' }).end(JSON.stringify({ statusCode: 405, error: 'Method Not Allowed', message: 'GET only' }));
-        } else if (req.url === '/health') {
+        } else if (path === '/health') {
           res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok' }));
-        } else if (req.url === '/ready') {
+        } else if (path === '/ready') {
           const r = await readiness();
           res.writeHead(r.ready ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: r.ready ? 'ready' : 'not ready', ...r.detail }));
-        } else if (req.url === '/metrics') {
+        } else if (path === '/metrics') {
           res.writeHead(200, { 'content-type': metrics.contentType }).end(await metrics.text());
         } else {
           res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ statusCode: 404, error: 'Not Found', message: 'try /health, /ready or /metrics' }));
