@@ -183,6 +183,26 @@ describe('chorus CLI, end to end', () => {
     expect(found.stdout).toMatch(/^status: completed/);
   });
 
+  it('chorus dead-letters - the newest dead letters first, with the reason and each invalid field; --tenant narrows them; --json', async () => {
+    const before = JSON.parse((await chorus(f, 'dead-letters', '--json')).stdout) as unknown[];
+    await f.chorus.bus.js.publish('chorus.wf.acme.query.dl-cli-1', JSON.stringify({ correlation_id: 'dl-cli-1', message_type: 'query' }));
+    await f.chorus.bus.js.publish('chorus.wf.globex.query.dl-cli-2', 'not json');
+    const letters = await waitFor(async () => {
+      const r = JSON.parse((await chorus(f, 'dead-letters', '--json', '--limit', '50')).stdout) as Array<{ subject: string; reason: string; correlation_id: string; errors: Array<{ field: string }> }>;
+      return r.length >= before.length + 2 ? r : undefined;
+    }, { what: 'the two dead letters' });
+    expect(letters.slice(0, 2).map((l) => [l.subject, l.reason])).toEqual([
+      ['chorus.wf.globex.query.dl-cli-2', 'invalid_envelope'],
+      ['chorus.wf.acme.query.dl-cli-1', 'invalid_envelope'],
+    ]);
+    expect(letters[1].errors.map((e) => e.field)).toEqual(expect.arrayContaining(['message_id', 'tenant_id', 'payload']));
+    const acme = await chorus(f, 'dead-letters', '--tenant', 'acme');
+    expect(acme.code).toBe(0);
+    expect(acme.stdout).toMatch(/^\S+Z {2}invalid_envelope {2}chorus\.wf\.acme\.query\.dl-cli-1 {2}\(stream seq \d+, 1 deliveries\)\n {4}\S+: /);
+    expect(acme.stdout).not.toMatch(/globex/);
+    expect((await chorus(f, 'dead-letters', '--tenant', 'nobody')).stdout).toBe('no dead letters\n');
+  });
+
   it('chorus bench - runs the benchmark script with its own options (here its help), needing no running Chorus', async () => {
     const help = await run(process.execPath, [BIN, 'bench', '--help'], { env: { ...process.env, NATS_URL: 'nats://127.0.0.1:1' } });
     expect(help.stdout).toMatch(/^Usage: chorus bench \[options\]\n/);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Bus, ChorusClient, defaultBusOptions, isTransient } from '@chorus/bus';
+import { Bus, ChorusClient, defaultBusOptions, isTransient, readDeadLetters } from '@chorus/bus';
 import { createEnvelope } from '@chorus/envelope';
 import { createRootLogger } from '@chorus/observability';
 import { getJson, postJson, startChorusFixture, type ChorusFixture } from './chorus.fixture';
@@ -61,6 +61,8 @@ describe('NATS security', () => {
       const acceptedWithinMs = f.config.workflow.maxDeadlineMs + 60_000;
       expect((await client.find(id, undefined, { acceptedWithinMs }))?.correlation_id).toBe(id);
       expect(await client.find('01a22d8c-c74d-773c-8da3-835b380903bc', undefined, { acceptedWithinMs })).toBeNull();
+      // `chorus dead-letters` reads the dead-letter stream as the cli user.
+      expect(await readDeadLetters(cli, { limit: 5 })).toBeInstanceOf(Array);
     } finally {
       await cli.close();
     }

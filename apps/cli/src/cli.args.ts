@@ -14,6 +14,9 @@ Commands:
   list [--status S] [--agent A] [--since T] [--until T] [--limit N] [--cursor C] [--tenant T]
                       recent workflows, newest first (--cursor: the next page; --since, --until:
                       an RFC 3339 date-time, 2026-11-30T10:30:00Z, or a date, 2026-11-30)
+  dead-letters [--limit N] [--tenant T]
+                      the newest dead letters (envelopes refused as invalid, steps given up),
+                      newest first, with the reason and what was wrong (default 20)
   cancel <id>         cancel a workflow
   retry <id> [--wait] run again a workflow that failed, timed out, was cancelled or completed
                       degraded: prints the new workflow's id, then (with --wait) its result
@@ -32,7 +35,7 @@ credentials refused; 3 Chorus unreachable or its hub behind (it did not record t
 confirm its end in time).`;
 
 export interface CliArgs {
-  command: 'query' | 'status' | 'history' | 'watch' | 'list' | 'cancel' | 'retry' | 'help';
+  command: 'query' | 'status' | 'history' | 'watch' | 'list' | 'dead-letters' | 'cancel' | 'retry' | 'help';
   positional: string[];
   wait: boolean;
   requireAll: boolean;
@@ -63,7 +66,7 @@ export class UsageError extends Error {
   }
 }
 
-const COMMANDS = ['query', 'status', 'history', 'watch', 'list', 'cancel', 'retry', 'help'] as const;
+const COMMANDS = ['query', 'status', 'history', 'watch', 'list', 'dead-letters', 'cancel', 'retry', 'help'] as const;
 
 export function parseCliArgs(argv: string[]): CliArgs {
   let parsed;

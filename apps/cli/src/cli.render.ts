@@ -1,3 +1,4 @@
+import type { StoredDeadLetter } from '@chorus/bus';
 import type { HistoryReply, ListReply, WorkflowView } from '@chorus/envelope';
 
 /** Human-readable renderings of the CLI's answers. */
@@ -42,4 +43,16 @@ export function renderList(l: ListReply): string {
   if (l.next_cursor) rows.push(`(more: --cursor ${l.next_cursor})`);
   else if (l.complete === false) rows.push('(older workflows are not listed: the hub lists its most recent ones; `chorus status <id>` still finds them)');
   return rows.join('\n');
+}
+
+/** One dead letter per line, then what was wrong with it: its field errors, or the error its step gave up on. */
+export function renderDeadLetters(letters: readonly StoredDeadLetter[]): string {
+  if (letters.length === 0) return 'no dead letters';
+  return letters
+    .map((l) => {
+      const head = `${l.dead_lettered_at}  ${l.reason.padEnd(16)} ${l.subject}  (stream seq ${l.stream_seq}, ${l.deliveries} deliveries)`;
+      const why = l.error ? [`${l.error.error_type}: ${l.error.error_message}`] : l.errors.map((e) => `${e.field}: ${e.messages.join('; ')}`);
+      return [head, ...why.slice(0, 5).map((w) => `    ${w}`), ...(why.length > 5 ? [`    (${why.length - 5} more)`] : [])].join('\n');
+    })
+    .join('\n');
 }

@@ -2,12 +2,12 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
-import { Bus, ChorusClient, type BusOptions, IdempotencyKeyReusedError, NatsUnreachableError, NoRespondersError, RemoteError, RequestTimeoutError, RetryRefusedError, type RetryStarted } from '@chorus/bus';
+import { Bus, ChorusClient, readDeadLetters, type BusOptions, IdempotencyKeyReusedError, NatsUnreachableError, NoRespondersError, RemoteError, RequestTimeoutError, RetryRefusedError, type RetryStarted } from '@chorus/bus';
 import { busOptionsFor, parseChorusConfig, type ChorusConfig } from '@chorus/config';
 import { DEFAULT_TENANT, EnvelopeErrorCodes, InvalidEnvelopeError, isTerminalStatus, type WorkflowStatus, type WorkflowView } from '@chorus/envelope';
 import { createRootLogger } from '@chorus/observability';
 import { parseCliArgs, toFlagErrors, UsageError, USAGE, type CliArgs } from './cli.args';
-import { renderHistory, renderList, renderWorkflow } from './cli.render';
+import { renderDeadLetters, renderHistory, renderList, renderWorkflow } from './cli.render';
 import { watch } from './cli.watch';
 
 export interface CliIo {
@@ -185,6 +185,12 @@ async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus,
         cursor: args.cursor,
       });
       print(list, () => renderList(list));
+      return ExitCodes.Ok;
+    }
+    case 'dead-letters': {
+      // Only a tenant asked for narrows them: an operator sees every tenant's (the CLI reads the bus as its NATS user).
+      const letters = await readDeadLetters(bus, { limit: args.limit ?? 20, tenantId: args.tenant });
+      print(letters, () => renderDeadLetters(letters));
       return ExitCodes.Ok;
     }
     case 'cancel': {

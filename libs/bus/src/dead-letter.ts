@@ -1,7 +1,8 @@
 import { headers as natsHeaders } from '@nats-io/transport-node';
-import { boundFieldErrors, deadLetterSubject, parseWorkflowSubject, type ErrorDetailsShape, type FieldError } from '@chorus/envelope';
+import { DEAD_LETTER_PREFIX, boundFieldErrors, deadLetterSubject, parseWorkflowSubject, type ErrorDetailsShape, type FieldError } from '@chorus/envelope';
 import type { Bus } from './nats.bus';
 import { ChorusHeaders } from './headers';
+import { readOrdered } from './ordered-read';
 
 export const DEAD_LETTER_REASONS = ['invalid_envelope', 'step_failed'] as const;
 export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];
@@ -124,4 +125,27 @@ export async function publishDeadLetter(bus: Bus, letter: DeadLetter): Promise<v
     headers: h,
   });
   if (!ack.duplicate) bus.metrics.deadLetters.inc({ reason: letter.reason });
+}
+
+/** A dead letter as read back, with where the dead-letter stream holds it. */
+export type StoredDeadLetter = DeadLetter & { dlq_seq: number };
+
+/**
+ * The newest dead letters, newest first: at most `limit`, of one tenant when `tenantId` is given
+ * (its dead-letter subjects), looked for among the last `scan` stored (10,000 by default: the
+ * stream keeps thirty days of them, too many to read for a page).
+ */
+export async function readDeadLetters(bus: Bus, options: { limit: number; tenantId?: string; scan?: number }): Promise<StoredDeadLetter[]> {
+  const stream = bus.options.deadLetterStream;
+  const { state } = await bus.jsm.streams.info(stream);
+  if (state.messages === 0) return [];
+  const scan = options.tenantId ? Math.max(options.limit, options.scan ?? 10_000) : options.limit;
+  const startSeq = Math.max(state.first_seq, state.last_seq - scan + 1);
+  const filter = `${DEAD_LETTER_PREFIX}.${options.tenantId ?? '*'}.*`;
+  const letters: StoredDeadLetter[] = [];
+  for await (const m of readOrdered(bus.js, stream, filter, { startSeq })) {
+    letters.push({ ...m.json<DeadLetter>(), dlq_seq: m.seq });
+    if (letters.length > options.limit) letters.shift();
+  }
+  return letters.reverse();
 }

@@ -67,18 +67,30 @@ export async function ensureDurableConsumer(bus: Bus, spec: DurableConsumerSpec)
  * Messages above the floor that were acknowledged are delivered again too, and must be (and in
  * Chorus are) handled idempotently.
  */
-async function resumeFromAckFloor(bus: Bus, spec: DurableConsumerSpec, log: Logger): Promise<void> {
+async function resumeFromAckFloor(bus: Bus, spec: DurableConsumerSpec, log: Logger, resume: { from?: number }): Promise<void> {
   let info;
   try {
     info = await bus.jsm.consumers.info(spec.stream, spec.durable);
   } catch (e) {
-    if (/not found/i.test(String((e as Error).message))) return;
-    throw e;
+    if (!/not found/i.test(String((e as Error).message))) throw e;
+    // Deleted by an earlier try of this start, whose add did not go through (NATS slow or away):
+    // recreated where that try meant to start it, not from the start of the stream (it replayed the
+    // whole stream, and a hub losing its lease meanwhile did again at every takeover).
+    if (resume.from !== undefined) await addAt(bus, spec, resume.from);
+    return;
   }
   if (info.num_ack_pending === 0) return;
-  const from = info.ack_floor.stream_seq + 1;
+  // A consumer recreated here before never resumes below where it was recreated (nats-server reports
+  // its floor as that start less one until an ack; the start is a floor in any case).
+  const from = Math.max(info.ack_floor.stream_seq + 1, info.config.opt_start_seq ?? 0);
   log.warn({ consumer: spec.durable, unacknowledged: info.num_ack_pending, from_seq: from }, 'resuming in order from the ack floor');
+  resume.from = from;
   await bus.jsm.consumers.delete(spec.stream, spec.durable);
+  await addAt(bus, spec, from);
+}
+
+/** Creates the durable consumer to deliver from stream sequence `from` on. */
+async function addAt(bus: Bus, spec: DurableConsumerSpec, from: number): Promise<void> {
   await bus.jsm.consumers.add(spec.stream, {
     durable_name: spec.durable,
     filter_subject: spec.filter,
@@ -138,9 +150,11 @@ export class DurableConsumer {
   async start(): Promise<void> {
     // Creating the consumer can time out while a cluster elects leaders or is busy; each of these
     // steps is safe to repeat, so it is retried rather than failing the whole app's start.
+    // Where a resume in order starts, kept across the tries below: one may delete the consumer and fail to add it again.
+    const resume: { from?: number } = {};
     const consumer = await retryTransient(
       async () => {
-        if (this.spec.resumeInOrder) await resumeFromAckFloor(this.bus, this.spec, this.log);
+        if (this.spec.resumeInOrder) await resumeFromAckFloor(this.bus, this.spec, this.log, resume);
         await ensureDurableConsumer(this.bus, this.spec);
         return this.bus.js.consumers.get(this.spec.stream, this.spec.durable);
       },

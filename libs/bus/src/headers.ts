@@ -10,6 +10,8 @@ export const ChorusHeaders = Object.freeze({
   Traceparent: 'traceparent',
   /** On a dead letter: why it was dead-lettered. */
   DeadLetterReason: 'Chorus-Dead-Letter-Reason',
+  /** On every try of a hedged request: one id, so a replica answers it once however many tries reach it. */
+  RequestId: 'Chorus-Request-Id',
 } as const);
 
 /** NATS headers from name/value pairs (for tools that re-publish raw messages). */

@@ -1,7 +1,17 @@
 export { BusErrorCodes, IdempotencyKeyReusedError, NatsUnreachableError, NoJetStreamError, NoRespondersError, NotRecordedYetError, RemoteError, RequestTimeoutError, RetryRefusedError } from './bus.errors';
 export { defaultBusOptions, defaultConsumerOptions, type BusOptions, type ConsumerOptions } from './bus.options';
 export { ChorusClient, type ChorusClientOptions, type SubmitOptions, type SubmitQuery, type Submitted } from './chorus.client';
-export { DEAD_LETTER_REASONS, MAX_DEAD_LETTER_DATA_BYTES, createDeadLetter, deadLetterLimit, publishDeadLetter, type DeadLetter, type DeadLetterReason } from './dead-letter';
+export {
+  DEAD_LETTER_REASONS,
+  MAX_DEAD_LETTER_DATA_BYTES,
+  createDeadLetter,
+  deadLetterLimit,
+  publishDeadLetter,
+  readDeadLetters,
+  type DeadLetter,
+  type DeadLetterReason,
+  type StoredDeadLetter,
+} from './dead-letter';
 export type { EnvelopeHandler, HandlerContext, HandlerResult, Outbound } from './handler.types';
 export { FinishedWorkflows } from './finished-workflows';
 export { ChorusHeaders, createHeaders } from './headers';

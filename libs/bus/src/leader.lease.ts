@@ -60,10 +60,12 @@ export class LeaderLease {
   }
 
   /**
-   * Starts contending; `onAcquire`/`onLose` run one at a time, in order. Resolves after the first
-   * attempt (and `onAcquire`, when it won).
+   * Starts contending; `onAcquire`/`onLose` run one at a time, in order, while the lease goes on
+   * being renewed (a holder taking over a large backlog takes longer than the lease to become
+   * active: its renewals must not wait for that). Resolves after the first attempt (and
+   * `onAcquire`, when it won).
    */
-  start(onAcquire: () => Promise<void>, onLose: () => Promise<void>): Promise<void> {
+  async start(onAcquire: () => Promise<void>, onLose: () => Promise<void>): Promise<void> {
     const tick = async () => {
       if (this.stopped) return;
       try {
@@ -75,7 +77,8 @@ export class LeaderLease {
       }
       if (!this.stopped) this.timer = setTimeout(() => void tick(), Math.max(50, Math.floor(this.options.ttlMs / 3)));
     };
-    return tick();
+    await tick();
+    await this.transition;
   }
 
   /** Stops contending; a holder releases its lease so a standby takes over at once. */
@@ -104,8 +107,8 @@ export class LeaderLease {
     }
     this.saidStandby = false;
     this.log.info({ lease: this.options.name, holder: this.holder }, 'lease acquired; now active');
+    // Not awaited: the next renewal is due in a third of the lease, however long becoming active takes.
     this.transition = this.transition.then(onAcquire).catch((e) => this.log.error({ err: e }, 'becoming active failed'));
-    await this.transition;
   }
 
   private async renew(onLose: () => Promise<void>): Promise<void> {

@@ -86,7 +86,8 @@ export function servicePermissions(bus: Pick<BusOptions, 'workflowStream' | 'dea
       subscribe: ['chorus.hub.*'],
     }),
     ingress: merge(client, { publish: [`$JS.API.CONSUMER.LIST.${WF}`], subscribe: ['chorus.query'] }),
-    cli: client,
+    // The operator's `chorus dead-letters` reads the dead-letter stream.
+    cli: merge(client, { publish: readers(bus.deadLetterStream) }),
   };
 }
 

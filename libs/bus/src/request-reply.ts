@@ -1,8 +1,9 @@
-import { NoRespondersError as NatsNoResponders, TimeoutError as NatsTimeout, RequestError, type Msg, type Subscription } from '@nats-io/transport-node';
+import { headers as natsHeaders, NoRespondersError as NatsNoResponders, TimeoutError as NatsTimeout, nuid, RequestError, type Msg, type Subscription } from '@nats-io/transport-node';
 import { boundFieldErrors, ChorusError, EnvelopeErrorCodes, toErrorDetails, type FieldError } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
 import type { Bus } from './nats.bus';
 import { BusErrorCodes, NoRespondersError, RemoteError, RequestTimeoutError } from './bus.errors';
+import { ChorusHeaders } from './headers';
 import { natsOutageKind } from './transient-error';
 
 /**
@@ -31,6 +32,7 @@ export function serveRequests<T>(
   log: Logger,
   handle: (request: unknown) => Promise<T>,
 ): Responder {
+  const tries = new TriesSeen();
   const sub: Subscription = bus.nc.subscribe(subject, {
     queue,
     callback: (err, msg) => {
@@ -38,6 +40,10 @@ export function serveRequests<T>(
         log.error({ err, subject }, 'request subscription failed');
         return;
       }
+      // Another try of a request this replica is answering, or has answered: the requester has, or
+      // will have, that answer; working it out again only loads a replica that is slow already.
+      const id = msg.headers?.get(ChorusHeaders.RequestId);
+      if (id && !tries.first(id)) return;
       void answer(msg, handle, log, subject, bus.nc.info?.max_payload).catch((e) => log.error({ err: e, subject }, 'request could not be answered'));
     },
   });
@@ -46,6 +52,25 @@ export function serveRequests<T>(
       await sub.drain();
     },
   };
+}
+
+/** The request ids a responder has taken, for a while (bounded): a later try of one is not answered again. */
+class TriesSeen {
+  private current = new Set<string>();
+  private previous = new Set<string>();
+  private rotatedAt = Date.now();
+
+  /** True the first time `id` is seen within the last 10 to 20 s (the tries of one request come within its timeout). */
+  first(id: string): boolean {
+    if (Date.now() - this.rotatedAt > 10_000 || this.current.size >= 10_000) {
+      this.previous = this.current;
+      this.current = new Set();
+      this.rotatedAt = Date.now();
+    }
+    if (this.current.has(id) || this.previous.has(id)) return false;
+    this.current.add(id);
+    return true;
+  }
 }
 
 async function answer<T>(msg: Msg, handle: (request: unknown) => Promise<T>, log: Logger, subject: string, maxPayload: number | undefined): Promise<void> {
@@ -160,6 +185,9 @@ function isRetryableRefusal(msg: Msg): boolean {
  */
 function requestHedged(bus: Bus, subject: string, data: Uint8Array, timeoutMs: number, intervalMs: number, maxTries: number): Promise<Msg> {
   const deadline = Date.now() + timeoutMs;
+  // Every try carries the same id: a replica that gets several answers one (see serveRequests).
+  const headers = natsHeaders();
+  headers.set(ChorusHeaders.RequestId, nuid.next());
   return new Promise<Msg>((resolve, reject) => {
     let settled = false;
     let outstanding = 0;
@@ -186,7 +214,7 @@ function requestHedged(bus: Bus, subject: string, data: Uint8Array, timeoutMs: n
       }
       outstanding += 1;
       tries += 1;
-      bus.nc.request(subject, data, { timeout: remaining }).then(
+      bus.nc.request(subject, data, { timeout: remaining, headers }).then(
         (msg) => {
           outstanding -= 1;
           if (!isRetryableRefusal(msg)) return settle(() => resolve(msg));
