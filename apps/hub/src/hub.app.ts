@@ -17,7 +17,7 @@ function registerHubMetrics(bus: Bus, queries: HubQueries, hub: HubService): voi
   bus.metrics.counterFrom(
     'chorus_hub_unknown_workflow_envelopes_total',
     'Status updates and commands of a workflow the ledger has no record of, left out of it, by this hub since it started',
-    () => hub.ignored.unknownWorkflow,
+    () => hub.strays.count,
   );
   // Every replica serves the totals below (read from the ledger events, the same on each): sum them
   // over the replica that is active, or take their max, not their sum over every replica.

@@ -18,12 +18,11 @@ import {
   createEnvelope,
   deriveEnvelope,
   isTerminalStatus,
-  workflowSubject,
   type DuplicateNotice,
   type Envelope,
   type StatusUpdatePayload,
 } from '@chorus/envelope';
-import { LogThrottle, unbound, type Logger } from '@chorus/observability';
+import { unbound, type Logger } from '@chorus/observability';
 import { HubNotActiveError, WorkflowNotRecordedYetError } from './hub.errors';
 import { AgentStats, TenantAgentStats } from './agent.stats';
 import { DeadlineSweeper, type DeadlineSweeperOptions } from './deadline.sweeper';
@@ -32,6 +31,7 @@ import { fillRecentIndexPatiently, readTakeoverWindow, type TakeoverTarget } fro
 import type { LedgerEntry, LedgerStore } from './ledger.store';
 import { RecentIndex } from './recent.index';
 import { RetryStarter } from './retry.starter';
+import { StrayEnvelopes } from './stray.envelopes';
 
 const MAX_CONFLICT_RETRIES = 8;
 
@@ -82,9 +82,8 @@ export class HubService {
   readonly tenantAgentStats = new TenantAgentStats();
   /** Ledger writes, and the transitions they stored (several per write when they queue up together). */
   readonly writes = { records: 0, transitions: 0 };
-  /** Envelopes left out of the ledger: those of a workflow it has no record of, since this hub started. */
-  readonly ignored = { unknownWorkflow: 0 };
-  private readonly strayLines = new LogThrottle(10, 60_000);
+  /** Status updates and commands of a workflow the ledger has no record of: left out of it. */
+  readonly strays: StrayEnvelopes;
   readonly recent: RecentIndex;
   private readonly retries: RetryStarter;
   private active = false;
@@ -101,6 +100,7 @@ export class HubService {
     this.recent = new RecentIndex(options.recentCapacity);
     this.retries = new RetryStarter(bus, log);
     this.timeouts = new DeadlineSweeper(bus, ledger, log, options);
+    this.strays = new StrayEnvelopes(bus, options.retentionMs);
   }
 
   get isActive(): boolean {
@@ -144,22 +144,7 @@ export class HubService {
    */
   onEnvelope(envelope: Envelope, delivery: Delivery, log: Logger): Promise<Transition | null> {
     const apply = async (current: WorkflowRecord | null, retrySource?: Envelope | null) => {
-      // A status update or a command is about a workflow: of one the ledger does not hold (an id
-      // nobody submitted, another tenant's, or one forgotten after its retention) it is left out of
-      // the ledger. Recorded, a stray cancel or failure report listed a workflow with no query,
-      // counted as created and ended. (Work an agent publishes, a plan say, still starts a record:
-      // a client may start a choreography past its first steps.)
-      if (current === null && (envelope.message_type === 'status_update' || envelope.message_type === 'orchestration_command')) {
-        // Unless its query is in the stream, recent enough to be in the ledger: then the hub has not
-        // recorded it yet (its write failed and it comes again), and this envelope must wait for it.
-        const query = await this.bus.lastStoredMessage(workflowSubject(envelope.tenant_id, 'query', envelope.correlation_id));
-        if (query && Date.now() - query.time.getTime() < this.options.retentionMs) throw new WorkflowNotRecordedYetError(envelope.correlation_id);
-        this.ignored.unknownWorkflow += 1;
-        // The envelope's logger names its type and ids already; anyone on the bus can send these, so their lines are bounded.
-        const { write, suppressed } = this.strayLines.take();
-        if (write) log.warn({ from: envelope.agent, stream_seq: delivery.streamSeq, ...(suppressed > 0 ? { not_logged_before: suppressed } : {}) }, 'status update or command of a workflow the hub has no record of: not recorded');
-        return null;
-      }
+      if (StrayEnvelopes.isStray(envelope, current)) return this.strays.leaveOut(envelope, delivery.streamSeq, log);
       const t = applyEnvelope(current, envelope, delivery, new Date(), { retrySource });
       // The record shows the deadline the hub holds the workflow to from its query on, not only once
       // it times out: watchers and clients time their waits by it.
