@@ -1,5 +1,5 @@
 import { ProfileClient, RemoteError, startProfileService, type Component } from '@chorus/bus';
-import { parseEnvelope, profileSubject, workflowSubject, type ToolResultsPayload, type WorkflowView } from '@chorus/envelope';
+import { createEnvelope, parseEnvelope, profileSubject, workflowSubject, type ToolResultsPayload, type WorkflowView } from '@chorus/envelope';
 import { analyzeEnglish } from '@chorus/profiles';
 import { waitFor } from '@chorus/testing';
 import { startProfiles } from '../apps/profile/src';
@@ -89,6 +89,37 @@ describe('search fan-out and profile discovery', () => {
     }
     const alone = ((await getJson(`${f.url}/v1/agents`)).body as { profiles: Array<{ name: string; warnings: string[] }> }).profiles.find((p) => p.name === 'bm25');
     expect(alone?.warnings).toEqual([]);
+  });
+
+  it('search - a plan that reaches the search worker after its search deadline fails the workflow saying so, not blaming the profiles', async () => {
+    const deadline = new Date(Date.now() + 5000);
+    const request = { query: 'how does the hub count duplicates', top_k: 5, require_all: false };
+    const plan = createEnvelope({
+      messageType: 'execution_plan',
+      correlationId: 'late-plan-1',
+      tenantId: 'default',
+      agent: 'test-planner',
+      deadline,
+      payload: {
+        request,
+        search_text: request.query,
+        route: 'DIRECT',
+        profiles: [{ name: 'bm25', confidence: 1, reason: 'named' }],
+        alternatives: [],
+        top_k: 5,
+        fusion: { k: 60, rank_window: 100 },
+        // As a plan that waited in the stream while the search worker was down.
+        search_deadline: new Date(Date.now() - 2000).toISOString(),
+        require_all: false,
+        explanation: 'a late plan',
+      },
+    });
+    await f.chorus.bus.publish(plan);
+    const view = await waitFor(async () => {
+      const r = await getJson(`${f.url}/v1/workflows/late-plan-1`);
+      return r.status === 200 && r.body.status === 'failed' ? (r.body as WorkflowView) : undefined;
+    }, { what: 'the late plan failed' });
+    expect(view.errors[0]).toMatchObject({ error_type: 'SEARCH_DEADLINE_PASSED', agent: 'search', error_message: expect.stringMatching(/after its search deadline .*: no time was left to search$/) });
   });
 
   it('search - require_all turns a hanging profile into a failed workflow naming it', async () => {

@@ -48,6 +48,12 @@ export class ExecutionPlanHandler {
     const started = Date.now();
     const plan = envelope.payload as ExecutionPlanPayload;
     const deadline = new Date(Math.min(Date.parse(plan.search_deadline), ctx.deadline.getTime()));
+    // A plan that waited past its search deadline (the search worker was down, or behind): no lens
+    // could answer in no time, and saying the profiles did not answer would blame them for it.
+    const late = started - deadline.getTime();
+    if (late >= 0) {
+      throw new StepFailedError('SEARCH_DEADLINE_PASSED', `the plan reached the search worker ${late} ms after its search deadline (${deadline.toISOString()}): no time was left to search`);
+    }
     // A planned profile discovery knows no instance of (it died, or never started) is not waited
     // for: it is reported unavailable at once, and the workflow says it lost that lens.
     const names = plan.profiles.map((p) => p.name).filter((name) => this.registry.has(name));
