@@ -15,8 +15,13 @@ describe('Metrics', () => {
     total = 12;
     text = await metrics.text();
     expect(line(text, 'chorus_test_total')).toBe('chorus_test_total 12');
+    const readAt = Number(line(text, 'chorus_metrics_last_read_timestamp_seconds')?.split(' ')[1]);
+    expect(Math.abs(readAt - Date.now() / 1000)).toBeLessThan(5);
     total = null;
+    await new Promise((r) => setTimeout(r, 20));
     text = await metrics.text();
     expect({ value: line(text, 'chorus_test_total'), failures: line(text, 'chorus_metrics_collect_failures_total') }).toEqual({ value: 'chorus_test_total 12', failures: 'chorus_metrics_collect_failures_total 2' });
+    // A kept value says how old it is.
+    expect(Number(line(text, 'chorus_metrics_last_read_timestamp_seconds')?.split(' ')[1])).toBe(readAt);
   });
 });

@@ -72,6 +72,14 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** When each value read at scrape time was last read: a value kept through failed reads looks fresh without it. */
+  readonly lastRead = new Gauge({
+    name: 'chorus_metrics_last_read_timestamp_seconds',
+    help: 'When a value read at scrape time (such as the hub totals, read over NATS) was last read successfully, in Unix seconds; it keeps its value while reads fail',
+    labelNames: ['metric'] as const,
+    registers: [this.registry],
+  });
+
   /**
    * A gauge whose value is read at scrape time (the hub's totals). A read that fails or takes
    * longer than `timeoutMs` leaves the gauge at its last value (absent until a first read
@@ -100,6 +108,7 @@ export class Metrics {
         return;
       }
       for (const [labels, value] of values) gauge.set(labels, value);
+      this.lastRead.set({ metric: name }, Date.now() / 1000);
       if (!registered) {
         this.registry.registerMetric(gauge);
         registered = true;
