@@ -36,7 +36,7 @@ export {
   type ProfileInstance,
   type ProfileRegistryOptions,
 } from './profile.registry';
-export { requestReply, serveRequests, type Reply, type Responder } from './request-reply';
+export { HUB_READ, requestReply, serveRequests, type Reply, type RequestOptions, type Responder } from './request-reply';
 export { releaseAnsweredRequestsCheaply } from './request-release';
 export { coalesceSocketWrites } from './write-coalescing';
 export { serveNestPattern, type NestError } from './nest-compat.gateway';

@@ -44,7 +44,10 @@ export function serveRequests<T>(
       // will have, that answer; working it out again only loads a replica that is slow already.
       const id = msg.headers?.get(ChorusHeaders.RequestId);
       if (id && !tries.first(id)) return;
-      void answer(msg, handle, log, subject, bus.nc.info?.max_payload).catch((e) => log.error({ err: e, subject }, 'request could not be answered'));
+      void answer(msg, handle, log, subject, bus.nc.info?.max_payload)
+        // Refused as "try again" (busy): a later try may be served here after all.
+        .then((refused) => refused && id && tries.forget(id))
+        .catch((e) => log.error({ err: e, subject }, 'request could not be answered'));
     },
   });
   return {
@@ -71,9 +74,15 @@ class TriesSeen {
     this.current.add(id);
     return true;
   }
+
+  forget(id: string): void {
+    this.current.delete(id);
+    this.previous.delete(id);
+  }
 }
 
-async function answer<T>(msg: Msg, handle: (request: unknown) => Promise<T>, log: Logger, subject: string, maxPayload: number | undefined): Promise<void> {
+/** Answers one request; true when the answer was a refusal to try again (a retryable error). */
+async function answer<T>(msg: Msg, handle: (request: unknown) => Promise<T>, log: Logger, subject: string, maxPayload: number | undefined): Promise<boolean> {
   let reply: Reply<T>;
   try {
     const body = msg.data.length === 0 ? {} : JSON.parse(decoder.decode(msg.data));
@@ -93,7 +102,8 @@ async function answer<T>(msg: Msg, handle: (request: unknown) => Promise<T>, log
     const fields = fieldErrorsOf(e);
     reply = { ok: false, error: { code: d.error_type, message: d.error_message, retryable: d.retry_possible, ...(fields ? { fields: boundFieldErrors(fields) } : {}) } };
   }
-  if (!msg.reply) return;
+  const refused = !reply.ok && reply.error.retryable;
+  if (!msg.reply) return refused;
   let data: Uint8Array;
   try {
     data = encoder.encode(JSON.stringify(reply));
@@ -107,6 +117,7 @@ async function answer<T>(msg: Msg, handle: (request: unknown) => Promise<T>, log
     data = encoder.encode(JSON.stringify(failure(BusErrorCodes.ReplyTooLarge, `the reply (${data.length} bytes) is larger than the server's max_payload (${maxPayload} bytes)`)));
   }
   msg.respond(data);
+  return refused;
 }
 
 /** The `fields` of a thrown Chorus error or of a wire error, when it is a list of field errors. */

@@ -1,9 +1,17 @@
-import { StepFailedError } from '@chorus/envelope';
+import { ChorusError, StepFailedError } from '@chorus/envelope';
 import { createRootLogger } from '@chorus/observability';
 import { startNats, type NatsHandle } from '@chorus/testing';
-import { Bus, BusErrorCodes, RemoteError, defaultBusOptions, releaseAnsweredRequestsCheaply, requestReply, serveRequests } from '@chorus/bus';
+import { Bus, BusErrorCodes, HUB_READ, RemoteError, defaultBusOptions, releaseAnsweredRequestsCheaply, requestReply, serveRequests } from '@chorus/bus';
 
 const log = createRootLogger({ name: 'test', level: 'silent' });
+
+/** A responder too busy now: try again. */
+class Busy extends ChorusError {
+  readonly code = 'BUSY';
+  constructor() {
+    super('busy', { retryable: true });
+  }
+}
 
 describe('serveRequests', () => {
   let nats: NatsHandle;
@@ -52,6 +60,25 @@ describe('serveRequests', () => {
     });
     expect(odd.code).toBe('INTERNAL');
     expect(rejections).toEqual([]);
+  });
+
+  it('requestReply, hedged - a replica answers the tries of one request once, but serves a later try of one it refused as busy', async () => {
+    let calls = 0;
+    const responder = serveRequests(bus, 'test.hedged', 'q', log, async () => {
+      calls += 1;
+      if (calls === 1) throw new Busy();
+      await new Promise((r) => setTimeout(r, 300)); // slower than a try: the next tries arrive meanwhile
+      return { answer: calls };
+    });
+    try {
+      await bus.nc.flush();
+      expect(await requestReply(bus, 'test.hedged', {}, 3000, HUB_READ)).toEqual({ answer: 2 });
+      // The first try was refused (busy), the second served; the tries sent while it ran were not worked out again.
+      await new Promise((r) => setTimeout(r, 600));
+      expect(calls).toBe(2);
+    } finally {
+      await responder.stop();
+    }
   });
 
   it('serveRequests - a refusal that names its invalid fields carries them to the requester as a list, not as text to parse', async () => {
