@@ -1,5 +1,5 @@
 import type { Bus } from '@chorus/bus';
-import { workflowSubject, type Envelope } from '@chorus/envelope';
+import { parseEnvelope, workflowSubject, type Envelope } from '@chorus/envelope';
 import { LogThrottle, type Logger } from '@chorus/observability';
 import { WorkflowNotRecordedYetError } from './hub.errors';
 
@@ -32,8 +32,12 @@ export class StrayEnvelopes {
    * ({@link WorkflowNotRecordedYetError}, retried).
    */
   async leaveOut(envelope: Envelope, streamSeq: number, log: Logger): Promise<null> {
-    const query = await this.bus.lastStoredMessage(workflowSubject(envelope.tenant_id, 'query', envelope.correlation_id));
-    if (query && Date.now() - query.time.getTime() < this.retentionMs) throw new WorkflowNotRecordedYetError(envelope.correlation_id);
+    const subject = workflowSubject(envelope.tenant_id, 'query', envelope.correlation_id);
+    const query = await this.bus.lastStoredMessage(subject);
+    // Only a valid query: one that was dead-lettered will never be recorded, and a stray must not wait for it.
+    if (query && Date.now() - query.time.getTime() < this.retentionMs && parseEnvelope(query.data, { subject }).ok) {
+      throw new WorkflowNotRecordedYetError(envelope.correlation_id);
+    }
     this.count += 1;
     // The envelope's logger names its type and ids already.
     const { write, suppressed } = this.lines.take();

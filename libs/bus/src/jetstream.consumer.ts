@@ -8,8 +8,8 @@ import {
   idempotencyKey,
   isMessageType,
   parseEnvelope,
+  parseTraceparent,
   parseWorkflowSubject,
-  TRACEPARENT_PATTERN,
   StepFailedError,
   toErrorDetails,
   workflowFilter,
@@ -285,8 +285,9 @@ function checkOutbound(out: Envelope, agent: string): void {
 
 /** The envelope, with the `traceparent` header as its trace context when its body carries none. */
 export function withHeaderTrace(envelope: Envelope, header: string | undefined): Envelope {
-  if (envelope.traceparent || !header || !TRACEPARENT_PATTERN.test(header) || /^00-0{32}-|-0{16}-/.test(header)) return envelope;
-  return { ...envelope, traceparent: header };
+  // parseTraceparent refuses what is no W3C traceparent, and all-zero ids.
+  if (envelope.traceparent || parseTraceparent(header) === null) return envelope;
+  return { ...envelope, traceparent: header as string };
 }
 
 /** Keys the ledger keeps as they are; a longer `Nats-Msg-Id` (anyone's header) is kept as its hash. */
