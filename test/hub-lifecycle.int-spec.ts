@@ -185,9 +185,11 @@ describe('hub lifecycle', () => {
     const done = await postJson(`${f.url}/v1/queries?wait=true`, { query: 'what is a stray envelope' });
     expect(done.body.status).toBe('completed');
     expect(await metric('chorus_hub_unknown_workflow_envelopes_total')).toBe(before + strays.length);
-    // (The ingress answers a read of the id whose query was refused with 503, "not recorded yet", as it does for any
-    // id with a query in the stream; the list below shows no workflow was made of it.)
-    for (const e of strays.filter((x) => x.correlation_id !== 'stray-bad-query')) expect((await getJson(`${f.url}/v1/workflows/${e.correlation_id}`)).status).toBe(404);
+    // Unknown, the one whose stored query was refused (dead-lettered, never to be recorded) included: not "not recorded yet".
+    for (const e of strays) expect([e.correlation_id, (await getJson(`${f.url}/v1/workflows/${e.correlation_id}`)).status]).toEqual([e.correlation_id, 404]);
+    // Its event stream too (it sent heartbeats for ever, waiting for a record).
+    const events = await fetch(`${f.url}/v1/workflows/stray-bad-query/events`, { signal: AbortSignal.timeout(10_000) });
+    expect(events.status).toBe(404);
     const list = (await getJson(`${f.url}/v1/workflows`)).body as { workflows: Array<{ correlation_id: string }> };
     expect(list.workflows.map((w) => w.correlation_id)).toEqual([done.body.correlation_id]);
     const totals = (await getJson(`${f.url}/v1/stats`)).body.totals;

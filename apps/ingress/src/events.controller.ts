@@ -3,7 +3,7 @@ import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ErrorBodySchema } from './openapi.schemas';
 import type { Request, Response } from 'express';
 import { Bus, ChorusClient, readWorkflowHistory, watchWorkflow } from '@chorus/bus';
-import { isTerminalStatus, type Envelope } from '@chorus/envelope';
+import { isTerminalStatus, parseEnvelope, type Envelope } from '@chorus/envelope';
 import { checkIds, errorBody } from './http.errors';
 import { ApiCommonResponses } from './openapi';
 import { QueryParams } from './query-params.guard';
@@ -13,6 +13,12 @@ import { Tenant, lookupTenant, scopedTenant, type TenantScope } from './tenant.g
 const HEARTBEAT_MS = 15_000;
 /** The reconnection delay an `unconfirmed` stream asks an EventSource for. */
 const UNCONFIRMED_RETRY_MS = 30_000;
+
+/** Whether the hub records a workflow it does not know on this stored envelope. */
+function startsRecord(envelope: unknown, subject: string): boolean {
+  const parsed = parseEnvelope(envelope, { subject });
+  return parsed.ok && parsed.value.message_type !== 'status_update' && parsed.value.message_type !== 'orchestration_command';
+}
 
 /** One step of a workflow as the event stream shows it (the full envelope is in the history). */
 export function toStepEvent(e: Envelope) {
@@ -76,7 +82,10 @@ export class EventsController {
     const view = await this.client.workflow(id, lookupTenant(scope, requested));
     const tenant = view?.tenant_id ?? scopedTenant(scope, requested);
     const since = new Date((view ? Date.parse(view.started_at) : Date.now() - this.options.maxDeadlineMs) - 60_000);
-    if (!view && (await readWorkflowHistory(this.bus, id, { tenantId: tenant, since })).length === 0) {
+    // Not recorded: a stream only if the stream holds what the hub will record, a valid query or
+    // agent's step. A query it dead-lettered, or status updates and commands alone (docs/hub.md,
+    // strays), are never recorded: the stream would have sent heartbeats for ever.
+    if (!view && !(await readWorkflowHistory(this.bus, id, { tenantId: tenant, since })).some((e) => startsRecord(e.envelope, e.subject))) {
       throw new NotFoundException(errorBody(404, `no workflow ${id}`));
     }
     // An EventSource reconnecting says what it last received (Last-Event-ID). After the terminal

@@ -239,7 +239,8 @@ export class ChorusClient {
    * The hub's view of a workflow, like `workflow`, for a caller that may ask right after submitting
    * it: the hub records a workflow a moment after its query is stored. If the hub does not know the
    * id but the stream holds its query from within `acceptedWithinMs`, the hub is asked again for up
-   * to `waitMs`, then NotRecordedYetError (retry), not null. If the stream also holds an end the hub
+   * to `waitMs`, then NotRecordedYetError (retry), not null (unless that query is no valid envelope,
+   * which the hub never records). If the stream also holds an end the hub
    * announced, it is asked for a moment only (it saves an end right after announcing it): a finished
    * workflow that left the ledger keeps its trail in the stream, and that one is gone (null). The
    * stream is looked at with two reads of the last message on a subject (the stream's message-get
@@ -251,6 +252,9 @@ export class ChorusClient {
     const stream = this.bus.options.workflowStream;
     const query = await this.bus.jsm.streams.getMessage(stream, { last_by_subj: workflowFilter({ tenantId, messageType: 'query', correlationId }) });
     if (!query || query.time.getTime() < Date.now() - options.acceptedWithinMs) return null;
+    // A query the hub refuses (not a valid envelope: it is dead-lettered) is never recorded; a read
+    // of its id waited for it, and answered "not recorded yet" for as long as it stayed in the stream.
+    if (!parseEnvelope(query.data, { subject: query.subject }).ok) return null;
     const tenant = parseWorkflowSubject(query.subject)?.tenantId;
     const status = tenant ? await this.bus.jsm.streams.getMessage(stream, { last_by_subj: workflowSubject(tenant, 'status_update', correlationId) }) : null;
     const announced = status ? parseEnvelope(status.data, { subject: status.subject }) : null;
