@@ -1,5 +1,5 @@
-import { ChorusClient } from '@chorus/bus';
-import { createEnvelope, isTerminalStatus, type Envelope, type WorkflowView } from '@chorus/envelope';
+import { ChorusClient, readWorkflowHistory } from '@chorus/bus';
+import { createEnvelope, deriveEnvelope, isTerminalStatus, type Envelope, type WorkflowView } from '@chorus/envelope';
 import { waitFor } from '@chorus/testing';
 import { startPlanner } from '../apps/planner/src';
 import { startResponder } from '../apps/responder/src';
@@ -146,6 +146,45 @@ describe('hub failover', () => {
     // Nothing the failed workflow's agents stored came late. (The cancelled one's planner and
     // search, started after the cancel, did not know of it: no hub had announced it.)
     expect(views[0].late_envelopes).toBe(0);
+  });
+
+  it('a hub that takes over past the duplicate window does not announce again the ends the hub before it announced and did not save', async () => {
+    // A duplicate window of 1 s (each hub sets the stream's), so the takeover comes after it.
+    const env = { CHORUS_DUPLICATE_WINDOW_MS: '1000' };
+    const h1 = startHub(env);
+    await h1.waitFor(/hub ready/);
+    await stopApp(f, 'responder');
+    const answered = await client.submit({ query: 'what does a takeover announce', tenant_id: 'default', deadline_ms: 20_000 });
+    const due = await client.submit({ query: 'what does a takeover announce', tenant_id: 'default', deadline_ms: 2000 });
+    const ids = [answered.correlation_id, due.correlation_id];
+    await waitFor(async () => ((await Promise.all(ids.map((id) => client.workflow(id, 'default')))).every((v) => v?.status === 'running') ? true : undefined), { what: 'both running' });
+    await h1.stop('SIGKILL');
+    // What a hub that lost its lease before saving leaves behind: the answer and its announcement,
+    // and the announcement of the other's timeout, stored; its ledger still says running.
+    const response = createEnvelope({
+      messageType: 'response',
+      correlationId: answered.correlation_id,
+      tenantId: 'default',
+      agent: 'responder',
+      deadline: answered.deadline,
+      payload: { query: 'what does a takeover announce', answer: 'once', results: [], provenance: { sources: [], profiles_used: [], degraded: [], fusion: { k: 60, rank_window: 100 }, method: 'test' } },
+    });
+    await f.chorus.bus.publish(response);
+    const end = (status: 'completed' | 'timed_out', previous: Envelope) =>
+      deriveEnvelope(previous, { messageType: 'status_update', agent: 'hub', payload: { workflow_status: status, previous_status: 'running', step: null, reason: 'before the takeover' }, nextSteps: [] });
+    await f.chorus.bus.publish(end('completed', response), { part: 'completed' });
+    await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(due.deadline) - Date.now()) + 100));
+    const dueQuery = (await readWorkflowHistory(f.chorus.bus, due.correlation_id, { tenantId: 'default', types: ['query'] }))[0].envelope as Envelope;
+    await f.chorus.bus.publish(end('timed_out', dueQuery), { part: 'timed_out' });
+    await new Promise((r) => setTimeout(r, 1500));
+
+    const h2 = startHub(env);
+    await h2.waitFor(/hub ready/);
+    const views = await terminal(ids);
+    expect(views.map((v) => v.status)).toEqual(['completed', 'timed_out']);
+    // Each end announced once, the first time, though the stream no longer dropped a repeat.
+    for (const id of ids) await announcedOnce(id);
+    await h2.waitFor(/already announced/);
   });
 
   it('an active hub that stalls past its lease writes nothing when it resumes: the standby that took over applies and lists every workflow', async () => {

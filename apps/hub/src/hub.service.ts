@@ -1,4 +1,4 @@
-import { isRevisionConflict, isTransient, retryTransient, type Bus, type CountedEvents } from '@chorus/bus';
+import { isRevisionConflict, isTransient, readWorkflowHistory, retryTransient, type Bus, type CountedEvents } from '@chorus/bus';
 import {
   applyDeadline,
   applyDroppedDuplicate,
@@ -17,7 +17,9 @@ import {
 import {
   createEnvelope,
   deriveEnvelope,
+  idempotencyKey,
   isTerminalStatus,
+  parseEnvelope,
   type DuplicateNotice,
   type Envelope,
   type StatusUpdatePayload,
@@ -316,10 +318,15 @@ export class HubService {
       // The counted events and the announcement go out together (one round trip, not two): both are
       // acknowledged before the save, and a client that confirms the end with the hub waits for it.
       let record = t.record;
+      const earlier = await this.announcedBefore(t.record, t.emits, item.context.cause);
       const announced = async () => {
-        for (const change of t.emits) record = await this.announce(record, change, item.log, item.context.cause);
+        for (const change of t.emits) {
+          const stored = earlier.get(change.status);
+          if (stored) item.log.info({ status: change.status, seq: stored.seq }, 'already announced (by a hub before a takeover, beyond the duplicate window): not again');
+          record = stored ? recordAnnouncement(record, stored.envelope, { idempotencyKey: stored.key, streamSeq: stored.seq }) : await this.announce(record, change, item.log, item.context.cause);
+        }
       };
-      await Promise.all([this.recordEvents(key, current === null, t, item.context.eventId), announced()]);
+      await Promise.all([this.recordEvents(key, current === null, t, item.context.eventId, new Set(earlier.keys())), announced()]);
       current = record;
     }
     return { current, outcomes };
@@ -352,11 +359,39 @@ export class HubService {
     return envelope?.message_type === 'query' && Date.now() - Date.parse(envelope.timestamp) < this.bus.options.duplicateWindowMs / 2;
   }
 
-  private async recordEvents(key: string, created: boolean, t: Transition, eventId: string): Promise<void> {
+  /**
+   * The status changes among `emits` that a hub already announced, found in the stream, when the
+   * stream may no longer drop a repeat of them by its duplicate window: a hub that announced, then
+   * lost its lease before saving, leaves the change to the hub that takes over, which announces it
+   * again. Within the window the repeat is dropped (same `Nats-Msg-Id`); past it (a takeover minutes
+   * later, a backlog), it was stored, and a workflow carried two `completed` announcements. The
+   * announcement comes after its cause, so with a cause younger than half the window, any earlier
+   * one is inside it and nothing is read; otherwise (an old cause, a timeout, which has none) the
+   * workflow's status updates are read, a few requests (docs/hub.md, history reads).
+   */
+  private async announcedBefore(
+    record: WorkflowRecord,
+    emits: readonly StatusChange[],
+    cause: Envelope | undefined,
+  ): Promise<Map<string, { envelope: Envelope; key: string; seq: number }>> {
+    const found = new Map<string, { envelope: Envelope; key: string; seq: number }>();
+    if (emits.length === 0 || (cause && Date.now() - Date.parse(cause.timestamp) < this.bus.options.duplicateWindowMs / 2)) return found;
+    const updates = await readWorkflowHistory(this.bus, record.correlation_id, { tenantId: record.tenant_id, types: ['status_update'] });
+    for (const change of emits) {
+      const key = idempotencyKey(record.correlation_id, 'status_update', HUB_AGENT, change.status);
+      const entry = updates.find((e) => e.idempotency_key === key);
+      const parsed = entry ? parseEnvelope(entry.envelope, { subject: entry.subject }) : undefined;
+      if (entry && parsed?.ok) found.set(change.status, { envelope: parsed.value, key, seq: entry.seq });
+    }
+    return found;
+  }
+
+  /** Counts the transition's events; a status in `announced` was counted with its first announcement. */
+  private async recordEvents(key: string, created: boolean, t: Transition, eventId: string, announced: ReadonlySet<string>): Promise<void> {
     const tenant = t.record.tenant_id;
     const events: Array<Promise<void>> = [];
     if (created) events.push(this.events.record('created', tenant, `${key}.created`));
-    for (const change of t.emits) events.push(this.events.record(change.status, tenant, `${key}.${change.status}`));
+    for (const change of t.emits) if (!announced.has(change.status)) events.push(this.events.record(change.status, tenant, `${key}.${change.status}`));
     if (t.effect === 'duplicate') events.push(this.events.record('duplicate', tenant, `${key}.duplicate.${eventId}`));
     if (t.effect === 'late') events.push(this.events.record('late', tenant, `${key}.late.${eventId}`));
     if (t.retry) events.push(this.events.record('retried', tenant, `${key}.retried`));

@@ -1,4 +1,4 @@
-import { MESSAGE_TYPES, workflowFilter, workflowSubject } from '@chorus/envelope';
+import { MESSAGE_TYPES, parseWorkflowSubject, workflowFilter, workflowSubject, type MessageType } from '@chorus/envelope';
 import type { MsgRequest } from '@nats-io/jetstream';
 import type { MsgHdrs } from '@nats-io/transport-node';
 import type { Bus } from './nats.bus';
@@ -30,8 +30,8 @@ const decoder = new TextDecoder();
 
 /**
  * A workflow's envelopes in stream order, read from the stream (the durable audit trail): the
- * messages on the subjects of its message types. `since` leaves out what was stored before the
- * workflow began.
+ * messages on the subjects of its message types (`types`, by default every one). `since` leaves out
+ * what was stored before the workflow began.
  *
  * With the tenant known, each message type's subject is read on its own and the reads are merged
  * by sequence; see {@link readLiteral}. Without it (a read that does not know the workflow's
@@ -41,9 +41,12 @@ const decoder = new TextDecoder();
 export async function readWorkflowHistory(
   bus: Bus,
   correlationId: string,
-  options: { tenantId?: string; since?: Date } = {},
+  options: { tenantId?: string; since?: Date; types?: readonly MessageType[] } = {},
 ): Promise<HistoryEntry[]> {
-  const stored = options.tenantId ? await readLiteral(bus, options.tenantId, correlationId) : await readWildcard(bus, correlationId, options.since);
+  const types = options.types ?? MESSAGE_TYPES;
+  const stored = options.tenantId
+    ? await readLiteral(bus, options.tenantId, correlationId, types)
+    : (await readWildcard(bus, correlationId, options.since)).filter((m) => types.includes(parseWorkflowSubject(m.subject)?.messageType as MessageType));
   const since = options.since?.getTime();
   const out: HistoryEntry[] = [];
   for (const m of stored) {
@@ -77,10 +80,10 @@ export async function readWorkflowHistory(
  * A subject with more than {@link GETS_PER_SUBJECT} messages (a flood of commands or status
  * updates) reads the rest through an ordered consumer on that literal subject, which is as flat.
  */
-async function readLiteral(bus: Bus, tenantId: string, correlationId: string): Promise<Stored[]> {
+async function readLiteral(bus: Bus, tenantId: string, correlationId: string, types: readonly MessageType[]): Promise<Stored[]> {
   const stream = bus.options.workflowStream;
   const perType = await Promise.all(
-    MESSAGE_TYPES.map(async (type) => {
+    types.map(async (type) => {
       const subject = workflowSubject(tenantId, type, correlationId);
       const out: Stored[] = [];
       let next = 1;
