@@ -20,6 +20,13 @@ export interface BusOptions {
   workflowRetentionMs: number;
   /** How long dead letters stay. */
   deadLetterRetentionMs: number;
+  /**
+   * The most bytes the workflow stream holds before its oldest messages go (-1: no limit but
+   * retention). Not set: a new stream gets none, and an existing one keeps what it has.
+   */
+  workflowMaxBytes?: number;
+  /** The same for the dead-letter stream. Not set: 1 GiB for a new stream; an existing one keeps its limit. */
+  deadLetterMaxBytes?: number;
   /** Replicas of streams and buckets: 1 on one server, 3 on a three-node cluster. */
   replicas: number;
   /** Milliseconds a JetStream API call or request may take before it fails. */

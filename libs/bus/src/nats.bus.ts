@@ -66,6 +66,9 @@ const encoder = new TextEncoder();
  * A connection to NATS with JetStream, and the only place that knows how Chorus lays out its
  * streams. Built fully by {@link Bus.connect}, then handed to whoever needs it.
  */
+/** The dead-letter stream's byte limit when it is created with none configured (anyone allowed to publish junk fills it). */
+const DEAD_LETTER_MAX_BYTES = 1024 ** 3;
+
 export class Bus {
   /** Between a disconnect and the reconnect that follows it (the client retries forever): `done` resolves then. */
   private reconnected: { done: Promise<true>; resolve: () => void } | undefined;
@@ -106,6 +109,8 @@ export class Bus {
       subjects: [ALL_WORKFLOW_SUBJECTS],
       duplicate_window: nanos(this.options.duplicateWindowMs),
       max_age: nanos(this.options.workflowRetentionMs),
+      max_bytes: this.options.workflowMaxBytes,
+      initial_max_bytes: -1,
     });
     await this.ensureStream({
       name: this.options.duplicateStream,
@@ -118,11 +123,18 @@ export class Bus {
       subjects: [ALL_DEAD_LETTER_SUBJECTS],
       duplicate_window: nanos(this.options.duplicateWindowMs),
       max_age: nanos(this.options.deadLetterRetentionMs),
+      max_bytes: this.options.deadLetterMaxBytes,
+      initial_max_bytes: DEAD_LETTER_MAX_BYTES,
     });
   }
 
-  /** Creates a file-backed stream with the bus's replica count, or brings its limits up to date. */
-  async ensureStream(config: Pick<StreamConfig, 'name' | 'subjects' | 'duplicate_window' | 'max_age'>): Promise<void> {
+  /**
+   * Creates a file-backed stream with the bus's replica count, or brings its limits up to date: the
+   * duplicate window, the age limit, and the byte limit when one is given. Without one, a new
+   * stream gets `initial_max_bytes` (none by default) and an existing one keeps its limit (what an
+   * operator set with `nats stream edit` stays).
+   */
+  async ensureStream(config: Pick<StreamConfig, 'name' | 'subjects' | 'duplicate_window' | 'max_age'> & { max_bytes?: number; initial_max_bytes?: number }): Promise<void> {
     if (!this.options.manageTopology) {
       try {
         await this.jsm.streams.info(config.name);
@@ -132,8 +144,10 @@ export class Bus {
         throw new Error(`stream ${config.name} does not exist and this service may not create it: start the hub first (it creates the streams)`);
       }
     }
+    const { max_bytes: configuredMaxBytes, initial_max_bytes: initialMaxBytes = -1, ...limits } = config;
     const full: Partial<StreamConfig> & { name: string } = {
-      ...config,
+      ...limits,
+      max_bytes: configuredMaxBytes ?? initialMaxBytes,
       storage: StorageType.File,
       retention: RetentionPolicy.Limits,
       discard: DiscardPolicy.Old,
@@ -143,8 +157,9 @@ export class Bus {
     try {
       const info = await this.jsm.streams.info(config.name);
       const c = info.config;
-      if (c.duplicate_window !== full.duplicate_window || c.max_age !== full.max_age) {
-        await this.jsm.streams.update(config.name, { ...c, duplicate_window: full.duplicate_window, max_age: full.max_age });
+      const maxBytes = configuredMaxBytes ?? c.max_bytes;
+      if (c.duplicate_window !== full.duplicate_window || c.max_age !== full.max_age || c.max_bytes !== maxBytes) {
+        await this.jsm.streams.update(config.name, { ...c, duplicate_window: full.duplicate_window, max_age: full.max_age, max_bytes: maxBytes });
       }
     } catch (e) {
       if (!isNotFound(e)) throw e;

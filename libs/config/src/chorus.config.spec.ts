@@ -87,6 +87,15 @@ describe('parseChorusConfig', () => {
     for (const name of ['CHORUS_HTTP_PORT', 'CHORUS_RRF_K', 'CHORUS_PROFILES', 'CHORUS_LOG_LEVEL']) expect(problems).toContain(name);
   });
 
+  it('parseChorusConfig - stream byte limits: not set by default (the streams keep theirs); -1 or at least 1 MiB', () => {
+    expect([parseChorusConfig({}, '/').bus.workflowMaxBytes, parseChorusConfig({}, '/').bus.deadLetterMaxBytes]).toEqual([undefined, undefined]);
+    const c = parseChorusConfig({ CHORUS_STREAM_MAX_BYTES: String(50 * 1024 ** 3), CHORUS_DEAD_LETTER_MAX_BYTES: '-1' }, '/');
+    expect([c.bus.workflowMaxBytes, c.bus.deadLetterMaxBytes]).toEqual([50 * 1024 ** 3, -1]);
+    for (const bad of ['0', '1000', '-2', '2097152.5', '10GB']) {
+      expect(() => parseChorusConfig({ CHORUS_STREAM_MAX_BYTES: bad }, '/')).toThrow(/CHORUS_STREAM_MAX_BYTES must be -1 \(no limit\) or a number of bytes of at least 1048576/);
+    }
+  });
+
   it('parseChorusConfig - RRF weights: each from 0 to the envelope\'s limit (1000), or start-up fails naming the entry', () => {
     expect(parseChorusConfig({ CHORUS_RRF_WEIGHTS: 'bm25=1000,trigram=0,wordvec=0.5' }, '/').search.rrfWeights).toEqual({ bm25: 1000, trigram: 0, wordvec: 0.5 });
     // A weight the envelope refuses would make every execution_plan a dead letter and every workflow time out.

@@ -105,6 +105,8 @@ export function parseChorusConfig(env: Readonly<Record<string, string | undefine
       duplicateWindowMs: r.int('CHORUS_DUPLICATE_WINDOW_MS', 120 * SECOND, SECOND, DAY),
       workflowRetentionMs: r.int('CHORUS_STREAM_RETENTION_MS', 7 * DAY, 60 * SECOND, 365 * DAY),
       deadLetterRetentionMs: r.int('CHORUS_DEAD_LETTER_RETENTION_MS', 30 * DAY, 60 * SECOND, 365 * DAY),
+      workflowMaxBytes: r.byteLimit('CHORUS_STREAM_MAX_BYTES'),
+      deadLetterMaxBytes: r.byteLimit('CHORUS_DEAD_LETTER_MAX_BYTES'),
       replicas,
       requestTimeoutMs: r.int('CHORUS_NATS_TIMEOUT_MS', 5 * SECOND, 100, 60 * SECOND),
       manageTopology: true,

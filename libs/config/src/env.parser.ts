@@ -25,6 +25,16 @@ export class EnvReader {
     return n;
   }
 
+  /** A stream's byte limit: -1 (none), or at least 1 MiB; undefined when not set. */
+  byteLimit(name: string): number | undefined {
+    const raw = this.optional(name);
+    if (raw === undefined) return undefined;
+    const n = Number(raw);
+    if (n === -1 || (Number.isSafeInteger(n) && n >= MIB)) return n;
+    this.problems.push(`${name} must be -1 (no limit) or a number of bytes of at least ${MIB} (1 MiB), got ${JSON.stringify(raw)}`);
+    return undefined;
+  }
+
   number(name: string, fallback: number, min: number, max: number): number {
     const raw = this.optional(name);
     if (raw === undefined) return fallback;
@@ -97,3 +107,5 @@ export class ConfigError extends Error {
     super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
   }
 }
+
+const MIB = 1024 * 1024;
