@@ -2,6 +2,7 @@ export { ledgerKey, toSummary, toView, type WorkflowRecord } from './workflow.re
 export {
   HUB_AGENT,
   MAX_COMMAND_STEPS,
+  MAX_FINISHED_KEYS,
   applyDeadline,
   applyDroppedDuplicate,
   applyEnvelope,

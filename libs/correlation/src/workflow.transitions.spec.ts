@@ -1,5 +1,5 @@
 import { correlationIdForRetry, createEnvelope, deriveEnvelope, idempotencyKey, newMessageId, type Envelope } from '@chorus/envelope';
-import { applyDeadline, applyDroppedDuplicate, applyEnvelope, MAX_COMMAND_STEPS, queryStreamSeq, recordAnnouncement, retryNotStarted, retryWouldStart, type Transition } from './workflow.transitions';
+import { applyDeadline, applyDroppedDuplicate, applyEnvelope, MAX_COMMAND_STEPS, MAX_FINISHED_KEYS, queryStreamSeq, recordAnnouncement, retryNotStarted, retryWouldStart, type Transition } from './workflow.transitions';
 import { toView, type WorkflowRecord } from './workflow.record';
 
 const t0 = new Date('2026-11-30T10:00:00.000Z');
@@ -357,6 +357,26 @@ describe('applyEnvelope - retry command', () => {
     const once = retry(current, last, q, 987_654);
     expect({ effect: once.effect, same: once.record === current }).toEqual({ effect: 'recorded', same: true });
     expect(retry(once.record, last, q, 987_654).record).toBe(current);
+  });
+
+  it('applyEnvelope - a finished workflow flooded with late envelopes stops growing at MAX_FINISHED_KEYS and still counts them', () => {
+    const { record, envelopes } = runToResponse();
+    const late = (i: number) => ({ ...child(envelopes[4], 'status_update', `agent-${i}`, {}), message_id: newMessageId() });
+    let current = record;
+    for (let i = 0; i < MAX_FINISHED_KEYS; i++) current = apply(current, late(i)).record;
+    expect(Object.keys(current.seen)).toHaveLength(MAX_FINISHED_KEYS);
+    const full = current;
+    for (let i = 0; i < 1000; i++) current = apply(current, late(MAX_FINISHED_KEYS + i)).record;
+    expect(current.late_envelopes).toBe(full.late_envelopes + 1000);
+    // Nothing else grows: the keys, the message times and the steps are the same objects.
+    expect([current.seen, current.times, current.steps]).toEqual([full.seen, full.times, full.steps]);
+    expect(current.seen === full.seen && current.times === full.times && current.steps === full.steps).toBe(true);
+    expect(current.status).toBe('completed');
+    // Another query: a duplicate, counted; the hub's own announcement: recorded as before, nothing to count.
+    const again = apply(current, { ...envelopes[0], message_id: newMessageId() }, 'again');
+    expect([again.effect, again.record.duplicates_dropped - current.duplicates_dropped]).toEqual(['duplicate', 1]);
+    const own = apply(current, child(envelopes[4], 'status_update', 'hub', {}), 'completed');
+    expect({ effect: own.effect, same: own.record === current }).toEqual({ effect: 'recorded', same: true });
   });
 
   it('applyEnvelope - a workflow retried already starts nothing new when asked again', () => {

@@ -20,6 +20,13 @@ export const HUB_AGENT = 'hub';
 
 /** Retry commands a workflow records as steps; later ones are only marked seen (see `retry`). */
 export const MAX_COMMAND_STEPS = 20;
+/**
+ * Keys a finished workflow's record holds before later envelopes are only counted (late, or
+ * duplicate queries): each adds its key and message id to the record, about 150 bytes, and a client
+ * publishing to a finished workflow for long enough would grow it past what the ledger stores
+ * (a message, 1 MB), after which every write of it failed. A whole workflow records about a dozen.
+ */
+export const MAX_FINISHED_KEYS = 200;
 
 /** A status change the hub must announce with a `status_update` envelope. */
 export interface StatusChange {
@@ -120,6 +127,13 @@ export function applyEnvelope(
   // holds. Its redelivery is ignored alike.
   if (isRetryCommand(envelope) && base.steps.filter((s) => s.message_type === 'orchestration_command').length >= MAX_COMMAND_STEPS) {
     return { record: base, effect: 'recorded', emits: [] };
+  }
+  // Past its keys' limit, a finished workflow counts what comes late without recording its key (a
+  // redelivery of one of these counts again: only a flood gets here).
+  if (isTerminalStatus(base.status) && Object.keys(base.seen).length >= MAX_FINISHED_KEYS) {
+    const counted = envelope.message_type === 'query' ? { duplicates_dropped: base.duplicates_dropped + 1 } : { late_envelopes: base.late_envelopes + 1 };
+    const own = envelope.agent === HUB_AGENT && envelope.message_type === 'status_update';
+    return own ? { record: base, effect: 'recorded', emits: [] } : { record: { ...base, ...counted, updated_at: now.toISOString() }, effect: envelope.message_type === 'query' ? 'duplicate' : 'late', emits: [] };
   }
   const record: WorkflowRecord = {
     ...base,
