@@ -237,6 +237,22 @@ describe('HTTP - hostile input gets a 400 naming the field, never a 500', () => 
     }
   });
 
+  it('GET /v1/workflows - a parameter given twice is named as given twice, not as a wrong value', async () => {
+    const res = await get('/v1/workflows?status=completed&status=failed&limit=5&limit=6&agent=intent');
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([
+      { field: 'status', messages: ['status may be given once, not 2 times'] },
+      { field: 'limit', messages: ['limit may be given once, not 2 times'] },
+    ]);
+  });
+
+  it('GET /v1/workflows/:id - a path that is not valid percent-encoding is a 400 naming the path', async () => {
+    for (const path of ['/v1/workflows/%ZZ', '/v1/workflows/a%E0%A4/history', '/v1/workflows/%/events']) {
+      const res = await get(path);
+      expect([path, res.status, res.body.errors?.[0]?.field]).toEqual([path, 400, 'path']);
+    }
+  });
+
   it('GET /v1/workflows - prototype keys in the query string are named as unknown filters', async () => {
     for (const key of ['__proto__', 'constructor', 'toString']) {
       const r = await get(`/v1/workflows?${key}=x`);

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { errorBody } from './http.errors';
+import { errorBody, fieldOf400 } from './http.errors';
 
 /**
  * Requests that carry a body must say it is JSON. A request without one (no Content-Length, or 0,
@@ -33,7 +33,8 @@ export function bodyParserErrors(limitBytes: number) {
     } else if (err.type === 'entity.parse.failed') {
       res.status(400).json(errorBody(400, 'the request body is not valid JSON', [{ field: '$', messages: [err.message] }]));
     } else if (err.status && err.status >= 400 && err.status < 500) {
-      res.status(err.status).json(errorBody(err.status, err.message));
+      // Other client errors of express (a path that is not valid percent-encoding, …); a 400 names its field.
+      res.status(err.status).json(errorBody(err.status, err.message, err.status === 400 ? [fieldOf400(err.message)] : undefined));
     } else {
       next(err);
     }

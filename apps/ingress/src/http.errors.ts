@@ -72,6 +72,13 @@ export function errorBody(status: number, message: string, errors?: FieldError[]
   return { statusCode: status, error: reason(status), message, ...(errors ? { errors } : {}) };
 }
 
+/** What a 400 raised outside the API's validation (by the router, by express) names as its invalid field. */
+export function fieldOf400(message: string): FieldError {
+  const undecodable = /^Failed to decode param '(.*)'$/s.exec(message);
+  if (undecodable) return { field: 'path', messages: [`${undecodable[1]} is not valid percent-encoding`] };
+  return { field: '$', messages: [message] };
+}
+
 function reason(status: number): string {
   return (HttpStatus[status] ?? 'Error')
     .toLowerCase()

@@ -15,6 +15,16 @@ function inheritedNames(value: object): FieldError[] {
     .map((key) => ({ field: key, messages: [`property ${key} should not exist`] }));
 }
 
+/**
+ * Query-string parameters given more than once (`?status=a&status=b` reaches the validators as a
+ * list, which they answered with "status must be one of …", as if the value were wrong).
+ */
+function repeatedParams(query: object): FieldError[] {
+  return Object.entries(query)
+    .filter(([, v]) => Array.isArray(v))
+    .map(([key, v]) => ({ field: key, messages: [`${key} may be given once, not ${(v as unknown[]).length} times`] }));
+}
+
 /** What a 400 says it is about, per the part of the request that was invalid. */
 const WHERE: Partial<Record<ArgumentMetadata['type'], string>> = {
   body: 'invalid request body',
@@ -44,6 +54,7 @@ export class RequestValidationPipe extends ValidationPipe {
       value = clean.value;
     }
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) hazards.push(...inheritedNames(value));
+    if (metadata.type === 'query' && typeof value === 'object' && value !== null) hazards.push(...repeatedParams(value));
     let result: unknown;
     try {
       result = await super.transform(value, metadata);
