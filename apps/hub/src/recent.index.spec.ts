@@ -13,6 +13,19 @@ describe('RecentIndex', () => {
     expect(index.complete).toBe(false);
   });
 
+  it('RecentIndex.tenantOf - the tenant of a correlation id it holds, forgotten with its row', () => {
+    const index = new RecentIndex(2);
+    index.upsert({ ...row('a'), tenant_id: 'acme' });
+    index.upsert({ ...row('b'), tenant_id: 'globex' });
+    expect([index.tenantOf('a'), index.tenantOf('b'), index.tenantOf('c')]).toEqual(['acme', 'globex', undefined]);
+    index.upsert(row('c'));
+    expect([index.tenantOf('a'), index.tenantOf('c')]).toEqual([undefined, 'default']);
+    index.backfill([{ ...row('old', 'completed', 0), tenant_id: 'initech' }], true);
+    expect([index.tenantOf('old'), index.tenantOf('b'), index.tenantOf('c')]).toEqual([undefined, 'globex', 'default']);
+    index.clear();
+    expect(index.tenantOf('b')).toBeUndefined();
+  });
+
   it('RecentIndex.backfill - older rows go behind the newer ones, and the index is complete once they reach the ledger start', () => {
     const index = new RecentIndex(5);
     index.upsert(row('c', 'running'));

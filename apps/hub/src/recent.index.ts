@@ -6,6 +6,8 @@ import type { WorkflowSummary } from '@chorus/envelope';
  */
 export class RecentIndex {
   private rows = new Map<string, WorkflowSummary>();
+  /** The tenant of each correlation id it holds (the last one seen, should two tenants share an id). */
+  private tenants = new Map<string, string>();
   private evicted = false;
   /** Built from part of the ledger (a takeover's window) and not yet filled from the rest. */
   private partial = false;
@@ -29,15 +31,27 @@ export class RecentIndex {
     const key = keyOf(row);
     if (!this.rows.has(key) && this.rows.size >= this.capacity) {
       const oldest = this.rows.keys().next().value as string;
+      this.forgetTenant(this.rows.get(oldest)!);
       this.rows.delete(oldest);
       this.evicted = true;
     }
     this.rows.set(key, row);
+    this.tenants.set(row.correlation_id, row.tenant_id);
+  }
+
+  /**
+   * The tenant of a workflow it holds, by its correlation id alone: a read that names no tenant
+   * (development mode, the CLI) finds a recent workflow here instead of in the ledger, where a
+   * look-up by a pattern costs in proportion to the ledger (hub.queries.ts).
+   */
+  tenantOf(correlationId: string): string | undefined {
+    return this.tenants.get(correlationId);
   }
 
   /** Forgets everything (before a rebuild); `complete` again until something is evicted. */
   clear(): void {
     this.rows.clear();
+    this.tenants.clear();
     this.evicted = false;
     this.partial = false;
   }
@@ -66,11 +80,16 @@ export class RecentIndex {
     const excess = Math.max(0, rows.length - this.capacity);
     if (excess > 0) this.evicted = true;
     this.rows = new Map(rows.slice(excess).map((row) => [keyOf(row), row]));
+    this.tenants = new Map(rows.slice(excess).map((row) => [row.correlation_id, row.tenant_id]));
     if (reachedStart) this.partial = false;
   }
 
   values(): IterableIterator<WorkflowSummary> {
     return this.rows.values();
+  }
+
+  private forgetTenant(row: WorkflowSummary): void {
+    if (this.tenants.get(row.correlation_id) === row.tenant_id) this.tenants.delete(row.correlation_id);
   }
 }
 
