@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Role, TaskState } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, type Client } from '@a2a-js/sdk/client';
 import { waitFor } from '@chorus/testing';
+import { startPlanner } from '../apps/planner/src';
 import { startProfiles } from '../apps/profile/src';
 import { startChorus } from '../apps/chorus/src/chorus';
 import { getJson, postJson, startChorusFixture, stopApp, type ChorusFixture } from './chorus.fixture';
@@ -141,6 +142,50 @@ describe('A2A', () => {
     const workflow = await (await fetch(`${f.url}/v1/workflows/${result.id}`, { headers: { authorization: `Bearer ${KEY}` } })).json() as any;
     expect(workflow.status).toBe('cancelled');
     f.chorus.components.push(await startProfiles(f.chorus.bus, f.config, f.log));
+  });
+
+  it('A2A - a message naming a task still running is refused (UnsupportedOperation) under both protocol versions, and the task runs on untouched', async () => {
+    await stopApp(f, 'planner'); // classified, then nothing: the task stays working
+    const auth = { authorization: `Bearer ${KEY}` };
+    const raw = async (version: string, method: string, params: unknown) =>
+      (
+        await fetch(`${f.url}/a2a`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...auth, 'A2A-Version': version },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        })
+      ).text();
+    const followUps = (id: string) => [
+      raw('0.3', 'message/send', { message: { kind: 'message', messageId: randomUUID(), role: 'user', taskId: id, parts: [{ kind: 'text', text: 'tell me about bm25 instead' }] } }),
+      raw('1.0', 'SendMessage', { message: { messageId: randomUUID(), role: 'ROLE_USER', taskId: id, parts: [{ text: 'tell me about bm25 instead' }] } }),
+      raw('1.0', 'SendStreamingMessage', { message: { messageId: randomUUID(), role: 'ROLE_USER', taskId: id, parts: [{ data: { x: 1 } }] } }),
+    ];
+    // A task running in this ingress (its stream open), and one submitted over REST.
+    const states: number[] = [];
+    let id: string | undefined;
+    for await (const event of client.sendMessageStream({ message: message('what does a follow-up change'), configuration: { historyLength: 0 } } as never)) {
+      const payload = (event as any).payload;
+      if (payload.$case !== 'statusUpdate') continue;
+      states.push(payload.value.status.state);
+      if (id === undefined && payload.value.status.state === TaskState.TASK_STATE_WORKING) {
+        id = payload.value.taskId as string;
+        for (const text of await Promise.all(followUps(id))) expect(text).toMatch(new RegExp(`Task ${id} is still running its query`));
+        expect(((await client.getTask({ id } as never)) as any).status.state).toBe(TaskState.TASK_STATE_WORKING);
+        await client.cancelTask({ id } as never);
+      }
+    }
+    // One terminal update, the cancel's: the follow-ups started nothing.
+    expect(states.filter((s) => s !== TaskState.TASK_STATE_WORKING)).toEqual([TaskState.TASK_STATE_CANCELED]);
+    const workflow = (await getJson(`${f.url}/v1/workflows/${id}`, auth)).body;
+    expect({ query: workflow.query, duplicates: workflow.duplicates_dropped }).toEqual({ query: 'what does a follow-up change', duplicates: 0 });
+
+    const rest = (await postJson(`${f.url}/v1/queries`, { query: 'what does a follow-up change over REST', deadline_ms: 30_000 }, auth)).body.correlation_id as string;
+    await waitFor(async () => ((await getJson(`${f.url}/v1/workflows/${rest}`, auth)).body.status === 'running' ? true : undefined), { what: 'the REST workflow running' });
+    const answers = await Promise.all(followUps(rest));
+    for (const text of answers) expect(text).toMatch(new RegExp(`Task ${rest} is still running its query`));
+    expect(answers[0]).toMatch(/"code":-32004/);
+    await postJson(`${f.url}/v1/workflows/${rest}/cancel`, {}, auth);
+    f.chorus.components.push(await startPlanner(f.chorus.bus, f.config, f.log));
   });
 
   it('A2A - resubscribing to a running task this ingress did not start (a workflow submitted over REST) follows it to exactly one terminal update, under 1.0 and 0.3', async () => {

@@ -1,9 +1,17 @@
 import { TaskState, type AgentCard, type Message, type SendMessageRequest, type StreamResponse, type SubscribeToTaskRequest, type Task } from '@a2a-js/sdk';
+import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { DefaultExecutionEventBusManager, DefaultRequestHandler, type ServerCallContext } from '@a2a-js/sdk/server';
 import type { ChorusClient } from '@chorus/bus';
 import type { A2AUser } from './a2a.user';
 import type { ChorusExecutor } from './chorus.executor';
 import type { ChorusTaskStore } from './chorus.task-store';
+
+const TERMINAL_STATES: ReadonlySet<TaskState> = new Set([
+  TaskState.TASK_STATE_COMPLETED,
+  TaskState.TASK_STATE_FAILED,
+  TaskState.TASK_STATE_CANCELED,
+  TaskState.TASK_STATE_REJECTED,
+]);
 
 /**
  * @a2a-js/sdk 1.3.0 answers `tasks/resubscribe` / `SubscribeToTask` from the events of an
@@ -21,7 +29,7 @@ import type { ChorusTaskStore } from './chorus.task-store';
 export class ChorusRequestHandler extends DefaultRequestHandler {
   constructor(
     card: AgentCard,
-    store: ChorusTaskStore,
+    private readonly store: ChorusTaskStore,
     private readonly chorus: ChorusExecutor,
     private readonly client: ChorusClient,
     /** The SDK's, kept here too: it is private to DefaultRequestHandler. */
@@ -30,18 +38,38 @@ export class ChorusRequestHandler extends DefaultRequestHandler {
     super(card, store, chorus, buses);
   }
 
-  override sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
+  override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
+    await this.refuseFollowUp(params, context);
     return super.sendMessage(params, context).catch((e: unknown) => {
       throw nameTerminalState(e);
     });
   }
 
   override async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    await this.refuseFollowUp(params, context);
     try {
       yield* super.sendMessageStream(params, context);
     } catch (e) {
       throw nameTerminalState(e);
     }
+  }
+
+  /**
+   * A Chorus task runs the one query it was started with and never asks for input, so a message
+   * naming a task that has not finished is refused (UnsupportedOperation), the task untouched. The
+   * SDK would have run it as a second execution of the same task: the task went back to
+   * `submitted` (or to `rejected`, for a message without text) while its workflow ran on, the new
+   * text was dropped as a duplicate query, and its subscribers got every later event twice. An
+   * unknown or finished task is left to the SDK, which refuses it as A2A has it.
+   */
+  private async refuseFollowUp(params: SendMessageRequest, context: ServerCallContext): Promise<void> {
+    const taskId = params.message?.taskId;
+    if (typeof taskId !== 'string' || taskId === '') return;
+    const task = await this.store.load(taskId, context);
+    if (!task || TERMINAL_STATES.has(task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED)) return;
+    throw new UnsupportedOperationError(
+      `Task ${taskId} is still running its query; a Chorus task takes one message. Send a new message without taskId (referenceTaskIds may name this task), or cancel this one.`,
+    );
   }
 
   override async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
