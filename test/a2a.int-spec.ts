@@ -55,6 +55,12 @@ describe('A2A', () => {
     expect(card.description).toMatch(/intent → planner → search → responder/);
     // The fixture's profiles search Chorus's own docs, which the examples ask about.
     expect(card.skills[0].examples).toEqual(expect.arrayContaining(['how does chorus drop duplicates']));
+    // The API key scheme in the 1.0 JSON form a client parses (it was the SDK's in-memory form, `{"scheme": {"$case": …}}`),
+    // and in the 0.3 form.
+    expect(card.securitySchemes).toEqual({ bearer: { httpAuthSecurityScheme: expect.objectContaining({ scheme: 'bearer' }) } });
+    expect(JSON.stringify(card)).not.toContain('$case');
+    const legacy = await (await fetch(`${f.url}/.well-known/agent-card.json`)).json() as any;
+    expect(legacy.securitySchemes).toEqual({ bearer: expect.objectContaining({ type: 'http', scheme: 'bearer' }) });
   });
 
   it('A2A - the agent card gives no examples about Chorus when the profiles search another corpus (CHORUS_CORPUS)', async () => {

@@ -36,7 +36,7 @@ export function mountA2A(
   const handler = new ChorusRequestHandler(cards.base(), store, executor, deps.client);
   app.use(
     AGENT_CARD_PATH,
-    agentCardHandler({ agentCardProvider: () => cards.current(), cache: { maxAge: 5 }, legacyCompat: { enabled: true } }),
+    agentCardHandler({ agentCardProvider: async () => withJsonForm(await cards.current()), cache: { maxAge: 5 }, legacyCompat: { enabled: true } }),
     methodNotAllowed(['GET', 'HEAD'], errorBody(405, 'the agent card is read with GET')),
   );
   app.use(
@@ -240,6 +240,16 @@ function a2aErrors(log: Logger) {
  */
 const OWN_DOCS_EXAMPLES: readonly string[] = ['how does chorus drop duplicates', 'what does the correlation hub keep'];
 const OWN_DOCS_CORPUS_SUFFIX = '/{README.md,docs/*.md}';
+
+/**
+ * The card as the SDK's handler wants it, which serves the 1.0 card with `JSON.stringify` of what it
+ * is given: the SDK's in-memory form wrote a oneof as `{"scheme": {"$case": …, "value": …}}`, so a
+ * 1.0 client found no auth scheme in it (the 0.3 view, converted from the in-memory form, was right).
+ * A `toJSON` gives `JSON.stringify` the protocol's JSON form; the 0.3 converter reads the fields.
+ */
+function withJsonForm(card: AgentCard): AgentCard {
+  return Object.defineProperty({ ...card }, 'toJSON', { value: () => AgentCard.toJSON(card), enumerable: false });
+}
 
 /** The agent card, rebuilt from discovery every few seconds so it lists what runs now. */
 class LiveAgentCard {
