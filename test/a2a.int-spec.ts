@@ -194,6 +194,62 @@ describe('A2A', () => {
     f.chorus.components.push(await startPlanner(f.chorus.bus, f.config, f.log));
   });
 
+  it('A2A - resubscribers to a task running here that leave are let go at once, not held until the task ends; one that stays gets its end', async () => {
+    await stopApp(f, 'planner'); // classified, then nothing: the task stays working
+    // Listeners on the task's event bus (an EventTarget), counted as they are added and removed.
+    const listening = new Map<EventTarget, number>();
+    const { addEventListener: add, removeEventListener: remove } = EventTarget.prototype;
+    const count = (target: EventTarget, type: string, by: number) => {
+      if (type === 'event' && target.constructor.name === 'DefaultExecutionEventBus') listening.set(target, (listening.get(target) ?? 0) + by);
+    };
+    EventTarget.prototype.addEventListener = function (this: EventTarget, type: string, ...rest: any[]) {
+      count(this, type, 1);
+      return (add as any).call(this, type, ...rest);
+    };
+    EventTarget.prototype.removeEventListener = function (this: EventTarget, type: string, ...rest: any[]) {
+      count(this, type, -1);
+      return (remove as any).call(this, type, ...rest);
+    };
+    let mostAfterLeaving = 0;
+    try {
+      const auth = { authorization: `Bearer ${KEY}` };
+      const resubscribe = (id: string, signal?: AbortSignal) =>
+        fetch(`${f.url}/a2a`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...auth, 'A2A-Version': '1.0' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id } }),
+          signal,
+        });
+      let id: string | undefined;
+      let staying: Promise<string> | undefined;
+      for await (const event of client.sendMessageStream({ message: message('who listens to a running task') } as never)) {
+        const payload = (event as any).payload;
+        if (id !== undefined || payload.$case !== 'statusUpdate' || payload.value.status.state !== TaskState.TASK_STATE_WORKING) continue;
+        id = payload.value.taskId as string;
+        // Fifteen come, read the task, and go, one after another (the event bus warns past ten listeners).
+        for (let i = 0; i < 15; i++) {
+          const leaving = new AbortController();
+          const res = await resubscribe(id, leaving.signal);
+          const first = await res.body!.getReader().read();
+          expect(new TextDecoder().decode(first.value)).toContain('"task"');
+          leaving.abort();
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        mostAfterLeaving = Math.max(...listening.values());
+        staying = resubscribe(id).then((res) => res.text());
+        await new Promise((r) => setTimeout(r, 200));
+        await client.cancelTask({ id } as never);
+      }
+      expect(await staying).toMatch(/TASK_STATE_CANCELED/);
+      // The execution's own listener and the first stream's, not one more per client that came and went.
+      expect(mostAfterLeaving).toBeLessThanOrEqual(2);
+    } finally {
+      EventTarget.prototype.addEventListener = add;
+      EventTarget.prototype.removeEventListener = remove;
+      f.chorus.components.push(await startPlanner(f.chorus.bus, f.config, f.log));
+    }
+  });
+
   it('A2A - resubscribing to a running task this ingress did not start (a workflow submitted over REST) follows it to exactly one terminal update, under 1.0 and 0.3', async () => {
     await stopApp(f, 'profiles'); // the search step now waits and retries: the workflow stays running
     let restarted: Promise<void> | undefined;

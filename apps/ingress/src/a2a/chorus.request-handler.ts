@@ -1,6 +1,6 @@
 import { TaskState, type AgentCard, type Message, type SendMessageRequest, type StreamResponse, type SubscribeToTaskRequest, type Task } from '@a2a-js/sdk';
 import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
-import { DefaultExecutionEventBusManager, DefaultRequestHandler, type ServerCallContext } from '@a2a-js/sdk/server';
+import { DefaultExecutionEventBusManager, DefaultRequestHandler, ExecutionEventQueue, type ServerCallContext } from '@a2a-js/sdk/server';
 import type { ChorusClient } from '@chorus/bus';
 import type { A2AUser } from './a2a.user';
 import type { ChorusExecutor } from './chorus.executor';
@@ -20,7 +20,8 @@ const TERMINAL_STATES: ReadonlySet<TaskState> = new Set([
  * is a workflow, which may have been started over REST or by another ingress replica, so such a
  * task, if still running, is followed here on the bus, as the executor follows one it starts, to
  * the same artifacts and one terminal status. What the SDK does itself stays its own: refusing an
- * unknown or already finished task (as A2A 1.0 has it), and streaming a task running here.
+ * unknown or already finished task (as A2A 1.0 has it), and the events a task running here
+ * streams (read here from the task's event bus, as the SDK reads them, to stop when the client leaves).
  *
  * It ends with the workflow, when its client goes away (the SDK does not say so; the caller's
  * `A2AUser.gone` does), or CHORUS_WATCH_GRACE_MS after its deadline if the hub never confirms an end
@@ -73,20 +74,40 @@ export class ChorusRequestHandler extends DefaultRequestHandler {
   }
 
   override async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
-    // Asked in the same tick as the SDK asks: a task running here is left to the SDK's stream.
-    const runningHere = this.buses.getByTaskId(params.id, context) !== undefined;
+    const user = context.user as A2AUser | undefined;
+    // A task running here streams the events of its execution, as the SDK streams them, from a
+    // queue opened before the task is loaded (so nothing falls between the two), but one that is
+    // closed when the client leaves: the SDK's stays on the task's event bus until the task ends,
+    // and fifteen resubscribers that came and went exceeded the bus's listener limit.
+    const bus = this.buses.getByTaskId(params.id, context);
+    const queue = bus ? new ExecutionEventQueue(bus) : undefined;
+    const leave = () => queue?.stop();
+    user?.gone?.addEventListener('abort', leave, { once: true });
     let task: { id: string; contextId: string } | undefined;
     try {
-      for await (const response of super.resubscribe(params, context)) {
-        if (response.payload?.$case === 'task') task ??= response.payload.value;
-        yield response;
+      // The SDK's checks (an unknown or finished task) and its snapshot of the task, then no more of its stream.
+      const sdk = super.resubscribe(params, context);
+      try {
+        const first = await sdk.next();
+        if (!first.done) {
+          if (first.value.payload?.$case === 'task') task = first.value.payload.value;
+          yield first.value;
+        }
+      } catch (e) {
+        throw nameTerminalState(e);
+      } finally {
+        await sdk.return(undefined);
       }
-    } catch (e) {
-      throw nameTerminalState(e);
+      if (queue) {
+        if (task) yield* eventsOf(queue, params.id);
+        return;
+      }
+    } finally {
+      queue?.stop();
+      user?.gone?.removeEventListener('abort', leave);
     }
-    const user = context.user as A2AUser | undefined;
     const tenant = user?.tenant;
-    if (runningHere || !task || !tenant || user.gone?.aborted) return;
+    if (!task || !tenant || user.gone?.aborted) return;
     // The deadline bounds the wait for a hub that never confirms the end while the client stays;
     // the ledger has it. Without it there is no bound: not followed.
     const view = await this.client.workflow(task.id, tenant).catch(() => null);
@@ -95,6 +116,15 @@ export class ChorusRequestHandler extends DefaultRequestHandler {
       if (event.kind === 'statusUpdate') yield { payload: { $case: 'statusUpdate', value: event.data } };
       else if (event.kind === 'artifactUpdate') yield { payload: { $case: 'artifactUpdate', value: event.data } };
     }
+  }
+}
+
+/** A task's stream responses from its execution's events, as the SDK's resubscribe maps them, until the task ends or the queue is stopped. */
+async function* eventsOf(queue: ExecutionEventQueue, taskId: string): AsyncGenerator<StreamResponse> {
+  for await (const event of queue.events()) {
+    if (event.kind === 'statusUpdate' && event.data.taskId === taskId) yield { payload: { $case: 'statusUpdate', value: event.data } };
+    else if (event.kind === 'artifactUpdate' && event.data.taskId === taskId) yield { payload: { $case: 'artifactUpdate', value: event.data } };
+    else if (event.kind === 'task' && event.data.id === taskId) yield { payload: { $case: 'task', value: event.data } };
   }
 }
 
