@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Role, TaskState } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, type Client } from '@a2a-js/sdk/client';
+import { createEnvelope } from '@chorus/envelope';
 import { waitFor } from '@chorus/testing';
 import { startPlanner } from '../apps/planner/src';
 import { startProfiles } from '../apps/profile/src';
@@ -246,6 +247,43 @@ describe('A2A', () => {
     } finally {
       EventTarget.prototype.addEventListener = add;
       EventTarget.prototype.removeEventListener = remove;
+      f.chorus.components.push(await startPlanner(f.chorus.bus, f.config, f.log));
+    }
+  });
+
+  it('A2A - tasks/cancel of a task running elsewhere that completes meanwhile answers as the workflow ended: canceled only if it was cancelled', async () => {
+    await stopApp(f, 'planner'); // classified, then nothing until the test answers it
+    const auth = { authorization: `Bearer ${KEY}` };
+    try {
+      // The answer lands from 0 to 7 ms after the cancel request: some before the cancel, some after.
+      for (let i = 0; i < 16; i++) {
+        const id = (await postJson(`${f.url}/v1/queries`, { query: `what ends first ${i}`, deadline_ms: 30_000 }, auth)).body.correlation_id as string;
+        await waitFor(async () => ((await getJson(`${f.url}/v1/workflows/${id}`, auth)).body.status === 'running' ? true : undefined), { what: 'the workflow running' });
+        const response = createEnvelope({
+          messageType: 'response',
+          correlationId: id,
+          tenantId: 'acme',
+          agent: 'responder',
+          deadline: new Date(Date.now() + 20_000),
+          payload: { query: `what ends first ${i}`, answer: 'the answer', results: [], provenance: { sources: [], profiles_used: [], degraded: [], fusion: { k: 60, rank_window: 100 }, method: 'test' } },
+        });
+        // The answer and the cancel at once (the cancel from a request to this ingress, which does not run the task).
+        const [, cancelled] = await Promise.all([
+          new Promise((r) => setTimeout(r, i % 8)).then(() => f.chorus.bus.publish(response)),
+          client.cancelTask({ id } as never).then(
+            (task: any) => `canceled ${task.status.state}`,
+            (e: Error) => `refused ${e.message}`,
+          ),
+        ]);
+        const ended = await waitFor(async () => {
+          const status = (await getJson(`${f.url}/v1/workflows/${id}`, auth)).body.status as string;
+          return status === 'completed' || status === 'cancelled' ? status : undefined;
+        });
+        const got = ((await client.getTask({ id } as never)) as any).status.state;
+        if (ended === 'cancelled') expect([cancelled, got]).toEqual([`canceled ${TaskState.TASK_STATE_CANCELED}`, TaskState.TASK_STATE_CANCELED]);
+        else expect([cancelled.startsWith('refused'), got]).toEqual([true, TaskState.TASK_STATE_COMPLETED]);
+      }
+    } finally {
       f.chorus.components.push(await startPlanner(f.chorus.bus, f.config, f.log));
     }
   });

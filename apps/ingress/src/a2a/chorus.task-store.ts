@@ -39,12 +39,30 @@ export class ChorusTaskStore implements TaskStore {
       this.snapshots.delete(oldest);
       this.unconfirmed.delete(oldest);
     }
-    if (task.status?.state === TaskState.TASK_STATE_CANCELED && CORRELATION_ID_PATTERN.test(task.id)) {
-      const view = await this.client.workflow(task.id, tenant);
+    if (task.status?.state === TaskState.TASK_STATE_CANCELED && CORRELATION_ID_PATTERN.test(task.id)) await this.passOnCancel(task, tenant, key);
+  }
+
+  /**
+   * The SDK cancels a task running in no executor here (started over REST, or by another replica)
+   * by saving it canceled, then answers with what the store then loads. So the cancel is passed on
+   * to Chorus, and the snapshot becomes the hub's outcome: the workflow may have ended otherwise
+   * first (it completed meanwhile: the SDK then answers "not cancelable"). The snapshot said
+   * canceled whatever happened, for good. An outcome the hub does not confirm within
+   * CHORUS_TERMINAL_GRACE_MS leaves it canceled, to be read again from the ledger (as `markUnconfirmed`).
+   */
+  private async passOnCancel(task: Task, tenant: string, key: string): Promise<void> {
+    const ending = this.client.waitForTerminal(tenant, task.id, new Date());
+    try {
+      let view = await this.client.workflow(task.id, tenant);
       if (view && !isTerminalStatus(view.status)) {
         await this.client.cancel(view, 'cancelled through A2A tasks/cancel');
         this.log.info({ correlation_id: task.id }, 'A2A cancel passed on to Chorus');
+        view = await ending.done;
       }
+      if (!view || !isTerminalStatus(view.status)) this.unconfirmed.add(key);
+      else if (view.status !== 'cancelled') this.snapshots.set(key, { ...taskOf(view, task.contextId), history: structuredClone(task.history) });
+    } finally {
+      ending.cancel();
     }
   }
 
