@@ -288,6 +288,46 @@ describe('A2A', () => {
     }
   });
 
+  it('A2A - ListTasks filters by status and contextId and pages with nextPageToken', async () => {
+    const auth = { authorization: `Bearer ${KEY}` };
+    const context = `list-ctx-${randomUUID().slice(0, 8)}`;
+    const ids: string[] = [];
+    for (const text of ['what does the list show', 'what does the list page']) {
+      const task = (await client.sendMessage({ message: { ...(message(text) as object), contextId: context } } as never)) as any;
+      expect(task.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      ids.push(task.id);
+    }
+    await stopApp(f, 'planner');
+    const cancelled = (await postJson(`${f.url}/v1/queries`, { query: 'what does the list leave out', deadline_ms: 30_000 }, auth)).body.correlation_id as string;
+    await postJson(`${f.url}/v1/workflows/${cancelled}/cancel`, {}, auth);
+    f.chorus.components.push(await startPlanner(f.chorus.bus, f.config, f.log));
+    await waitFor(async () => ((await getJson(`${f.url}/v1/workflows/${cancelled}`, auth)).body.status === 'cancelled' ? true : undefined), { what: 'the cancel recorded' });
+    const list = async (params: object) => {
+      const res = await fetch(`${f.url}/a2a`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...auth, 'A2A-Version': '1.0' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params }),
+      });
+      return (await res.json()) as any;
+    };
+    const byContext = (await list({ contextId: context })).result;
+    expect(byContext.tasks.map((t: any) => t.id)).toEqual([...ids].reverse());
+    const canceled = (await list({ status: 'TASK_STATE_CANCELED' })).result;
+    expect(canceled.tasks.map((t: any) => t.id)).toContain(cancelled);
+    expect(canceled.tasks.every((t: any) => t.status.state === 'TASK_STATE_CANCELED')).toBe(true);
+    expect((await list({ status: 'TASK_STATE_REJECTED' })).result.tasks ?? []).toEqual([]);
+    // One at a time, to the end: every task once, newest first, then no token.
+    const paged: string[] = [];
+    let token = '';
+    do {
+      const page = (await list({ contextId: context, pageSize: 1, ...(token ? { pageToken: token } : {}) })).result;
+      paged.push(...(page.tasks ?? []).map((t: any) => t.id));
+      token = page.nextPageToken ?? '';
+    } while (token);
+    expect(paged).toEqual([...ids].reverse());
+    expect((await list({ pageToken: 'not-a-token' })).error.message).toMatch(/pageToken must be the nextPageToken/);
+  });
+
   it('A2A - resubscribing to a running task this ingress did not start (a workflow submitted over REST) follows it to exactly one terminal update, under 1.0 and 0.3', async () => {
     await stopApp(f, 'profiles'); // the search step now waits and retries: the workflow stays running
     let restarted: Promise<void> | undefined;

@@ -1,12 +1,25 @@
+import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import { TaskState } from '@a2a-js/sdk';
 import { ChorusClient } from '@chorus/bus';
-import { CORRELATION_ID_PATTERN, isTerminalStatus } from '@chorus/envelope';
+import { CORRELATION_ID_PATTERN, isTerminalStatus, type WorkflowStatus } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
 import { taskOf, type Task } from './a2a.mapping';
 import type { A2AUser } from './a2a.user';
+import { isListCursor } from '../list-workflows.dto';
 
 const MAX_SNAPSHOTS = 10_000;
+/** Workflows one `ListTasks` page looks at, whatever its filters keep. */
+const MAX_LISTED_ROWS = 500;
+
+/** The workflow statuses a task state stands for (`rejected` and the input states: none). */
+const WORKFLOW_STATUSES_OF: ReadonlyMap<TaskState, readonly WorkflowStatus[]> = new Map([
+  [TaskState.TASK_STATE_SUBMITTED, ['pending']],
+  [TaskState.TASK_STATE_WORKING, ['running']],
+  [TaskState.TASK_STATE_COMPLETED, ['completed']],
+  [TaskState.TASK_STATE_FAILED, ['failed', 'timed_out']],
+  [TaskState.TASK_STATE_CANCELED, ['cancelled']],
+]);
 
 /**
  * Tasks whose truth is Chorus: a task is its workflow. The snapshots the SDK saves while this
@@ -106,15 +119,39 @@ export class ChorusTaskStore implements TaskStore {
     this.unconfirmed.add(`${tenant}\u0000${taskId}`);
   }
 
-  async list(params: { pageSize?: number }, ctx?: ServerCallContext) {
+  /**
+   * `ListTasks`, newest first, from the hub's list of the tenant's workflows: filtered by status
+   * (the hub filters by the workflow status when one stands for it), by `contextId` (the workflow's
+   * session) and by `statusTimestampAfter`, paged with the hub's cursor as `nextPageToken`. A page
+   * looks at no more than MAX_LISTED_ROWS workflows, so a rare filter can give a short or empty
+   * page with a token to go on. Rejected tasks start no workflow, so none is listed. The total is
+   * not counted beyond the page (it would read every workflow): `totalSize` is the page's size.
+   */
+  async list(params: { pageSize?: number; pageToken?: string; status?: TaskState; contextId?: string; statusTimestampAfter?: string }, ctx?: ServerCallContext) {
     const tenant = tenantOf(ctx);
-    const page = await this.client.list({ tenant_id: tenant, limit: Math.min(params.pageSize ?? 50, 100) });
+    const wanted = Math.min(params.pageSize ?? 50, 100);
+    const state = params.status || undefined;
+    const statuses = state === undefined ? undefined : WORKFLOW_STATUSES_OF.get(state) ?? [];
+    if (statuses?.length === 0) return { tasks: [], nextPageToken: '', pageSize: wanted, totalSize: 0 };
+    if (params.pageToken && !isListCursor(params.pageToken)) throw new RequestMalformedError('pageToken must be the nextPageToken of a previous ListTasks');
+    const after = params.statusTimestampAfter ? Date.parse(params.statusTimestampAfter) : undefined;
     const tasks: Task[] = [];
-    for (const row of page.workflows) {
-      const task = await this.load(row.correlation_id, ctx);
-      if (task) tasks.push(task);
+    let cursor = params.pageToken || undefined;
+    for (let looked = 0; tasks.length < wanted && looked < MAX_LISTED_ROWS; ) {
+      const limit = Math.min(wanted - tasks.length, MAX_LISTED_ROWS - looked);
+      const page = await this.client.list({ tenant_id: tenant, status: statuses?.length === 1 ? statuses[0] : undefined, limit, cursor });
+      looked += page.workflows.length;
+      for (const row of page.workflows) {
+        if (statuses && !statuses.includes(row.status)) continue;
+        const task = await this.load(row.correlation_id, ctx);
+        if (!task || (params.contextId && task.contextId !== params.contextId)) continue;
+        if (after !== undefined && !(Date.parse(task.status?.timestamp ?? '') >= after)) continue;
+        tasks.push(task);
+      }
+      cursor = page.next_cursor ?? undefined;
+      if (!cursor) break;
     }
-    return { tasks, nextPageToken: '', pageSize: tasks.length, totalSize: tasks.length };
+    return { tasks, nextPageToken: cursor ?? '', pageSize: wanted, totalSize: tasks.length };
   }
 }
 
