@@ -288,6 +288,13 @@ describe('A2A', () => {
     }
   });
 
+  it('A2A - a non-blocking send answers with the task, its history holding the user message', async () => {
+    const sent = message('what is in a history');
+    const task = (await client.sendMessage({ message: sent, configuration: { returnImmediately: true } } as never)) as any;
+    expect([TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING]).toContain(task.status.state);
+    expect(task.history.map((m: any) => m.messageId)).toContain((sent as any).messageId);
+  });
+
   it('A2A - ListTasks filters by status and contextId and pages with nextPageToken', async () => {
     const auth = { authorization: `Bearer ${KEY}` };
     const context = `list-ctx-${randomUUID().slice(0, 8)}`;

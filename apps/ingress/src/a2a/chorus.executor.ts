@@ -64,7 +64,8 @@ export class ChorusExecutor implements AgentExecutor {
           message: refusal ? agentMessage(taskId, contextId, refusal) : undefined,
         },
         artifacts: [],
-        history: [],
+        // The user's message, as a task's history starts (a non-blocking send answered with this Task had none).
+        history: ctx.userMessage ? [ctx.userMessage] : [],
         metadata: refusal ? undefined : { correlation_id: taskId, status_url: `/v1/workflows/${taskId}` },
       }),
     );
