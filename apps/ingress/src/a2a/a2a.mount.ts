@@ -28,7 +28,7 @@ const CARD_TTL_MS = 5_000;
  */
 export function mountA2A(
   app: NestExpressApplication,
-  deps: { bus: Bus; client: ChorusClient; keys: ApiKeys; log: Logger; publicUrl: () => string; watchGraceMs: number },
+  deps: { bus: Bus; client: ChorusClient; keys: ApiKeys; log: Logger; publicUrl: () => string; watchGraceMs: number; bodyLimitBytes: number },
 ): void {
   const cards = new LiveAgentCard(deps.bus, deps.publicUrl, deps.keys.enabled);
   const store = new ChorusTaskStore(deps.client, deps.log);
@@ -54,9 +54,10 @@ export function mountA2A(
       }
     },
     echoFalsyIds,
-    // The SDK's own parser, with its defaults: the SDK reads the body inside its router, where
-    // nothing of ours runs before its handler, so it is read here first (the SDK's then finds it read).
-    express.json({ verify: verifyUtf8 }),
+    // The SDK's own parser, limited as the REST API is (CHORUS_HTTP_BODY_LIMIT; its default was
+    // express's 100 KiB): the SDK reads the body inside its router, where nothing of ours runs
+    // before its handler, so it is read here first (the SDK's then finds it read).
+    express.json({ limit: deps.bodyLimitBytes, verify: verifyUtf8 }),
     refuseWhileBusAway(deps.bus),
     refuseMistypedParams,
     jsonRpcHandler({
