@@ -54,6 +54,8 @@ describe('front door: events, idempotency, agents', () => {
     const resumed = (await readSse(url, { 'last-event-id': steps[1].id! })).events;
     expect(resumed.filter((e) => e.event === 'step').map((e) => e.id)).toEqual(steps.slice(2).map((e) => e.id));
     expect(resumed.filter((e) => e.event === 'terminal')).toHaveLength(1);
+    // The status the skipped steps brought (running) came with them the first time: not again, after a later step.
+    expect(resumed.filter((e) => e.event === 'status')).toEqual([]);
     const terminal = all.find((e) => e.event === 'terminal')!;
     expect((await readSse(url, { 'last-event-id': terminal.id! })).status).toBe(204);
     // An id that is none of this workflow's steps starts the stream over.

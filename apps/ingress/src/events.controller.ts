@@ -130,16 +130,16 @@ export class EventsController {
           break;
         }
         const e = event.envelope;
+        // Running once an agent has done work for it, as the hub counts it (a cancel or a retry command is no work).
+        const starts = status === 'pending' && e.agent !== 'hub' && AGENT_WORK.has(e.message_type);
+        if (starts) status = 'running';
         if (resumeAfter) {
+          // A resumed stream skips what its client has: the steps, and the status they brought.
           if (e.message_id === resumeAfter) resumeAfter = undefined;
           continue;
         }
         send('step', toStepEvent(e), e.message_id);
-        // Running once an agent has done work for it, as the hub counts it (a cancel or a retry command is no work).
-        if (status === 'pending' && e.agent !== 'hub' && AGENT_WORK.has(e.message_type)) {
-          status = 'running';
-          send('status', { correlation_id: id, workflow_status: status });
-        }
+        if (starts) send('status', { correlation_id: id, workflow_status: status });
       }
     } finally {
       clearInterval(heartbeat);
