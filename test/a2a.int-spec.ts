@@ -295,6 +295,35 @@ describe('A2A', () => {
     expect(task.history.map((m: any) => m.messageId)).toContain((sent as any).messageId);
   });
 
+  it("A2A - a message's metadata may set the query's deadline_ms, top_k, profiles and require_all, checked as the REST body is", async () => {
+    const auth = { authorization: `Bearer ${KEY}` };
+    const send = async (version: string, metadata: object) => {
+      const message10 = { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'how does chorus drop duplicates' }], metadata };
+      const message03 = { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'how does chorus drop duplicates' }], metadata };
+      const res = await fetch(`${f.url}/a2a`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...auth, 'A2A-Version': version },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: version === '1.0' ? 'SendMessage' : 'message/send', params: { message: version === '1.0' ? message10 : message03 } }),
+      });
+      return ((await res.json()) as any).result;
+    };
+    for (const version of ['1.0', '0.3']) {
+      const before = Date.now();
+      const answered = await send(version, { deadline_ms: 30_000, top_k: 2, profiles: ['bm25'], require_all: true, client_own_key: 'left alone' });
+      const task = answered.task ?? answered;
+      const workflow = (await getJson(`${f.url}/v1/workflows/${task.id}`, auth)).body;
+      expect(workflow.status).toBe('completed');
+      expect(workflow.result.results).toHaveLength(2);
+      expect(workflow.result.provenance.profiles_used).toEqual(['bm25']);
+      expect(Date.parse(workflow.deadline) - before).toBeGreaterThan(25_000);
+      const refused = await send(version, { top_k: 0, deadline_ms: 10 ** 9, profiles: 'bm25' });
+      const rejected = refused.task ?? refused;
+      const reason = JSON.stringify(rejected.status);
+      expect(reason).toMatch(/rejected|REJECTED/);
+      for (const field of ['top_k', 'deadline_ms', 'profiles']) expect(reason).toContain(field);
+    }
+  });
+
   it('A2A - ListTasks filters by status and contextId and pages with nextPageToken', async () => {
     const auth = { authorization: `Bearer ${KEY}` };
     const context = `list-ctx-${randomUUID().slice(0, 8)}`;

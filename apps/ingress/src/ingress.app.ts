@@ -53,7 +53,7 @@ export async function startIngress(bus: Bus, config: ChorusConfig, parentLog: Lo
     }),
   );
   let url = config.publicUrl ?? '';
-  mountA2A(app, { bus, client, keys: new ApiKeys(config.http.apiKeys), log, publicUrl: () => url, watchGraceMs: config.workflow.watchGraceMs, bodyLimitBytes: config.http.bodyLimitBytes });
+  mountA2A(app, { bus, client, keys: new ApiKeys(config.http.apiKeys), log, publicUrl: () => url, watchGraceMs: config.workflow.watchGraceMs, maxDeadlineMs: config.workflow.maxDeadlineMs, bodyLimitBytes: config.http.bodyLimitBytes });
   if (!mountDashboard(app, config.root)) log.warn({ dir: dashboardDir(config.root) }, 'dashboard files not found; GET / will be 404');
   // Before the body is read: a wrong method is a 405 whatever its body.
   app.use(methodNotAllowed(routeMethods(app)));

@@ -28,11 +28,11 @@ const CARD_TTL_MS = 5_000;
  */
 export function mountA2A(
   app: NestExpressApplication,
-  deps: { bus: Bus; client: ChorusClient; keys: ApiKeys; log: Logger; publicUrl: () => string; watchGraceMs: number; bodyLimitBytes: number },
+  deps: { bus: Bus; client: ChorusClient; keys: ApiKeys; log: Logger; publicUrl: () => string; watchGraceMs: number; maxDeadlineMs: number; bodyLimitBytes: number },
 ): void {
   const cards = new LiveAgentCard(deps.bus, deps.publicUrl, deps.keys.enabled);
   const store = new ChorusTaskStore(deps.client, deps.log);
-  const executor = new ChorusExecutor(deps.bus, deps.client, deps.log, deps.watchGraceMs, store);
+  const executor = new ChorusExecutor(deps.bus, deps.client, deps.log, deps.watchGraceMs, deps.maxDeadlineMs, store);
   const handler = new ChorusRequestHandler(cards.base(), store, executor, deps.client);
   app.use(
     AGENT_CARD_PATH,

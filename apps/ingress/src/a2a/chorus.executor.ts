@@ -1,11 +1,14 @@
 import { TaskState } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutionEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
-import { ChorusClient, watchWorkflow, type Bus } from '@chorus/bus';
-import { InvalidEnvelopeError, SESSION_ID_PATTERN, type WorkflowView } from '@chorus/envelope';
+import { ChorusClient, watchWorkflow, type Bus, type SubmitQuery } from '@chorus/bus';
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { flattenValidationErrors, InvalidEnvelopeError, SESSION_ID_PATTERN, type WorkflowView } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
 import { agentMessage, artifactsOf, endingOf, TASK_STATE_OF, textOf } from './a2a.mapping';
 import type { A2AUser } from './a2a.user';
 import type { ChorusTaskStore } from './chorus.task-store';
+import { SubmitQueryDto } from '../submit-query.dto';
 
 /**
  * Runs each A2A task as one Chorus workflow (the task id is the correlation id): a Task, a
@@ -27,6 +30,8 @@ export class ChorusExecutor implements AgentExecutor {
     private readonly log: Logger,
     /** How long after a workflow's deadline to wait for the hub to confirm its end (CHORUS_WATCH_GRACE_MS). */
     private readonly watchGraceMs: number,
+    /** The longest deadline a message may ask for (CHORUS_MAX_DEADLINE_MS). */
+    private readonly maxDeadlineMs: number,
     /** Told about a task left unconfirmed, so that `tasks/get` asks the ledger again. */
     private readonly store?: ChorusTaskStore,
   ) {}
@@ -43,11 +48,12 @@ export class ChorusExecutor implements AgentExecutor {
     // another replica, or after a restart) has the same contextId. One that is not a valid session
     // id is not kept; such a task is rebuilt with its own id as its context.
     const session_id = typeof ctx.contextId === 'string' && SESSION_ID_PATTERN.test(ctx.contextId) ? ctx.contextId : undefined;
+    const asked = queryOptionsOf(ctx.userMessage?.metadata, this.maxDeadlineMs);
     // Refused before any workflow starts: the task is rejected (not failed), and names no workflow.
-    let refusal = !tenant ? 'no tenant for this request' : !query ? 'the message has no text part to search for' : undefined;
+    let refusal = !tenant ? 'no tenant for this request' : !query ? 'the message has no text part to search for' : asked.refusal;
     if (!refusal && tenant) {
       try {
-        this.client.checkQuery({ query, tenant_id: tenant, session_id }, { correlationId: taskId });
+        this.client.checkQuery({ query, tenant_id: tenant, session_id, ...asked.options }, { correlationId: taskId });
       } catch (e) {
         if (!(e instanceof InvalidEnvelopeError)) throw e;
         refusal = invalidQuery(e);
@@ -75,7 +81,7 @@ export class ChorusExecutor implements AgentExecutor {
     try {
       let deadline: string;
       try {
-        ({ deadline } = await this.client.submit({ query, tenant_id: tenant, session_id }, { correlationId: taskId }));
+        ({ deadline } = await this.client.submit({ query, tenant_id: tenant, session_id, ...asked.options }, { correlationId: taskId }));
       } catch (e) {
         if (e instanceof InvalidEnvelopeError) {
           return events.publish(statusUpdate(taskId, contextId, TaskState.TASK_STATE_REJECTED, invalidQuery(e)));
@@ -141,6 +147,23 @@ export class ChorusExecutor implements AgentExecutor {
       this.log.info({ correlation_id: taskId }, 'A2A task cancel requested');
     }
   }
+}
+
+/** The query options a message may carry in its metadata, named as in the REST API's body. */
+const QUERY_OPTIONS = ['deadline_ms', 'top_k', 'profiles', 'require_all'] as const;
+
+/**
+ * The query options of a message's metadata (other keys are the client's own and left alone),
+ * checked as the REST API checks them: a bad one rejects the task, naming it.
+ */
+export function queryOptionsOf(metadata: unknown, maxDeadlineMs: number): { options: Partial<Pick<SubmitQuery, (typeof QUERY_OPTIONS)[number]>>; refusal?: string } {
+  if (typeof metadata !== 'object' || metadata === null) return { options: {} };
+  const picked = Object.fromEntries(QUERY_OPTIONS.filter((k) => Object.hasOwn(metadata, k)).map((k) => [k, (metadata as Record<string, unknown>)[k]]));
+  if (Object.keys(picked).length === 0) return { options: {} };
+  const errors = flattenValidationErrors(validateSync(plainToInstance(SubmitQueryDto, { query: 'x', ...picked }), { whitelist: true }));
+  if (typeof picked.deadline_ms === 'number' && picked.deadline_ms > maxDeadlineMs) errors.push({ field: 'deadline_ms', messages: [`deadline_ms must not be greater than ${maxDeadlineMs}`] });
+  if (errors.length > 0) return { options: {}, refusal: `invalid metadata: ${errors.map((f) => `${f.field}: ${f.messages.join('; ')}`).join(' | ')}` };
+  return { options: picked as Partial<SubmitQuery> };
 }
 
 function statusUpdate(taskId: string, contextId: string, state: TaskState, text?: string): AgentExecutionEvent {
