@@ -25,7 +25,7 @@ export interface BusOptions {
    * retention). Not set: a new stream gets none, and an existing one keeps what it has.
    */
   workflowMaxBytes?: number;
-  /** The same for the dead-letter stream. Not set: 1 GiB for a new stream; an existing one keeps its limit. */
+  /** The same for the dead-letter stream. */
   deadLetterMaxBytes?: number;
   /** Replicas of streams and buckets: 1 on one server, 3 on a three-node cluster. */
   replicas: number;

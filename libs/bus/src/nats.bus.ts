@@ -66,9 +66,6 @@ const encoder = new TextEncoder();
  * A connection to NATS with JetStream, and the only place that knows how Chorus lays out its
  * streams. Built fully by {@link Bus.connect}, then handed to whoever needs it.
  */
-/** The dead-letter stream's byte limit when it is created with none configured (anyone allowed to publish junk fills it). */
-const DEAD_LETTER_MAX_BYTES = 1024 ** 3;
-
 export class Bus {
   /** Between a disconnect and the reconnect that follows it (the client retries forever): `done` resolves then. */
   private reconnected: { done: Promise<true>; resolve: () => void } | undefined;
@@ -110,7 +107,6 @@ export class Bus {
       duplicate_window: nanos(this.options.duplicateWindowMs),
       max_age: nanos(this.options.workflowRetentionMs),
       max_bytes: this.options.workflowMaxBytes,
-      initial_max_bytes: -1,
     });
     await this.ensureStream({
       name: this.options.duplicateStream,
@@ -124,17 +120,17 @@ export class Bus {
       duplicate_window: nanos(this.options.duplicateWindowMs),
       max_age: nanos(this.options.deadLetterRetentionMs),
       max_bytes: this.options.deadLetterMaxBytes,
-      initial_max_bytes: DEAD_LETTER_MAX_BYTES,
     });
   }
 
   /**
    * Creates a file-backed stream with the bus's replica count, or brings its limits up to date: the
    * duplicate window, the age limit, and the byte limit when one is given. Without one, a new
-   * stream gets `initial_max_bytes` (none by default) and an existing one keeps its limit (what an
-   * operator set with `nats stream edit` stays).
+   * stream gets none and an existing one keeps its limit (what an operator set with
+   * `nats stream edit` stays). JetStream sets a stream's byte limit aside on its disk (on every
+   * replica) when the stream is created or updated: a limit the server cannot set aside fails.
    */
-  async ensureStream(config: Pick<StreamConfig, 'name' | 'subjects' | 'duplicate_window' | 'max_age'> & { max_bytes?: number; initial_max_bytes?: number }): Promise<void> {
+  async ensureStream(config: Pick<StreamConfig, 'name' | 'subjects' | 'duplicate_window' | 'max_age'> & { max_bytes?: number }): Promise<void> {
     if (!this.options.manageTopology) {
       try {
         await this.jsm.streams.info(config.name);
@@ -144,10 +140,10 @@ export class Bus {
         throw new Error(`stream ${config.name} does not exist and this service may not create it: start the hub first (it creates the streams)`);
       }
     }
-    const { max_bytes: configuredMaxBytes, initial_max_bytes: initialMaxBytes = -1, ...limits } = config;
+    const { max_bytes: configuredMaxBytes, ...limits } = config;
     const full: Partial<StreamConfig> & { name: string } = {
       ...limits,
-      max_bytes: configuredMaxBytes ?? initialMaxBytes,
+      max_bytes: configuredMaxBytes ?? -1,
       storage: StorageType.File,
       retention: RetentionPolicy.Limits,
       discard: DiscardPolicy.Old,

@@ -66,12 +66,14 @@ export async function readWorkflowHistory(
 /**
  * Every message type's subject (`chorus.wf.<tenant>.<type>.<id>`, a literal subject) read by
  * "next message on this subject from this sequence" requests, all types at once, merged by
- * sequence. The server finds a literal subject through its per-subject index, so the read costs
- * the same whatever the stream holds: on nats-server 2.9, about 3 to 5 ms for a workflow in a stream
- * of 10k or of 1M messages. An ordered consumer filtered on `chorus.wf.<tenant>.*.<id>` (how this
- * was read before) makes the server match the filter against the subjects of the whole stream, or
- * of everything stored since `since`: 8 ms at 10k messages, 200 ms at 400k, 450 ms at 1M; every
- * history read, SSE stream and hub sweep check paid it, and a stream keeps days of workflows.
+ * sequence, up to the stream's last message when the read began. The server finds a literal
+ * subject through its per-subject index, so the read costs the same whatever the stream holds: on
+ * nats-server 2.9.10, 2 to 4 ms for a workflow in a stream of 10k or of 1M messages (`npm run
+ * bench:history`, idle server). An ordered consumer filtered on `chorus.wf.<tenant>.*.<id>` (how
+ * this was read before) makes the server match the filter against the subjects of the whole
+ * stream, or of everything stored since `since`: 10 ms at 10k messages, 0.3 s at 400k, 1 to 1.6 s
+ * at 1M; every history read, SSE stream and hub sweep check paid it, and a stream keeps days of
+ * workflows.
  *
  * The requests go to the stream's leader (`$JS.API.STREAM.MSG.GET`, which nats-server has taken
  * `next_by_subj` in since 2.9; nats.js types it for direct gets only), not to a direct get, which
@@ -82,6 +84,10 @@ export async function readWorkflowHistory(
  */
 async function readLiteral(bus: Bus, tenantId: string, correlationId: string, types: readonly MessageType[]): Promise<Stored[]> {
   const stream = bus.options.workflowStream;
+  // The read is of the stream up to its last message now: the subjects are read one by one, so
+  // without this bound a message stored meanwhile on one could be in the read while an earlier one
+  // on another, read before it was stored, is not (a gap in what should be a prefix of the trail).
+  const last = (await bus.jsm.streams.info(stream)).state.last_seq;
   const perType = await Promise.all(
     types.map(async (type) => {
       const subject = workflowSubject(tenantId, type, correlationId);
@@ -89,11 +95,12 @@ async function readLiteral(bus: Bus, tenantId: string, correlationId: string, ty
       let next = 1;
       for (let i = 0; i < GETS_PER_SUBJECT; i++) {
         const m = await bus.jsm.streams.getMessage(stream, { next_by_subj: subject, seq: next } as unknown as MsgRequest);
-        if (!m) return out;
+        if (!m || m.seq > last) return out;
         out.push({ seq: m.seq, subject: m.subject, time: m.time, data: m.data, headers: m.header });
         next = m.seq + 1;
       }
       for await (const m of readOrdered(bus.js, stream, subject, { startSeq: next })) {
+        if (m.seq > last) break;
         out.push({ seq: m.seq, subject: m.subject, time: m.time, data: m.data, headers: m.headers });
       }
       return out;

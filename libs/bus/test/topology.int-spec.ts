@@ -26,18 +26,18 @@ describe('Bus.ensureTopology', () => {
     const maxBytes = async (bus: Bus) => [(await bus.jsm.streams.info('CHORUS_WF')).config.max_bytes, (await bus.jsm.streams.info('CHORUS_DLQ')).config.max_bytes];
     const first = await connect({});
     await first.ensureTopology();
-    expect(await maxBytes(first)).toEqual([-1, 1024 ** 3]);
+    expect(await maxBytes(first)).toEqual([-1, -1]);
 
-    const limited = await connect({ workflowMaxBytes: 64 * 1024 ** 2, deadLetterMaxBytes: -1 });
+    const limited = await connect({ workflowMaxBytes: 64 * 1024 ** 2, deadLetterMaxBytes: 16 * 1024 ** 2 });
     await limited.ensureTopology();
-    expect(await maxBytes(limited)).toEqual([64 * 1024 ** 2, -1]);
+    expect(await maxBytes(limited)).toEqual([64 * 1024 ** 2, 16 * 1024 ** 2]);
 
     // Not configured: what the streams hold stays (here, as an operator's `nats stream edit` would have set it).
     const wf = (await first.jsm.streams.info('CHORUS_WF')).config;
     await first.jsm.streams.update('CHORUS_WF', { ...wf, max_bytes: 32 * 1024 ** 2 });
     const unset = await connect({});
     await unset.ensureTopology();
-    expect(await maxBytes(unset)).toEqual([32 * 1024 ** 2, -1]);
+    expect(await maxBytes(unset)).toEqual([32 * 1024 ** 2, 16 * 1024 ** 2]);
 
     // The oldest messages go once the limit is reached; the stream keeps taking new ones.
     const small = await connect({ workflowMaxBytes: 1024 ** 2 });

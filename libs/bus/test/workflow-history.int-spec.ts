@@ -75,6 +75,27 @@ describe('readWorkflowHistory', () => {
     expect(await readWorkflowHistory(bus, 'reused', { tenantId: 'acme' })).toHaveLength(2);
   });
 
+  it('a read while the workflow is published to is a prefix of its trail: no later message without every earlier one', async () => {
+    // Seven types at once, 16 times: every subject is read by message gets alone.
+    const types = ['query', 'classification_result', 'execution_plan', 'tool_results', 'response', 'status_update', 'orchestration_command'];
+    const stored: number[] = [];
+    let done = false;
+    const publisher = (async () => {
+      for (let i = 0; i < 16; i++) {
+        stored.push(...(await Promise.all(types.map(async (type) => (await bus.js.publish(`chorus.wf.acme.${type}.busy`, JSON.stringify({ i }))).seq))));
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      done = true;
+    })();
+    const reads: number[][] = [];
+    while (!done) reads.push((await readWorkflowHistory(bus, 'busy', { tenantId: 'acme' })).map((e) => e.seq));
+    await publisher;
+    const all = [...stored].sort((a, b) => a - b);
+    const gaps = reads.filter((seqs) => seqs.join() !== all.filter((seq) => seq <= (seqs.at(-1) ?? 0)).join()).map((seqs) => seqs.join());
+    expect(reads.length).toBeGreaterThan(10);
+    expect(gaps).toEqual([]);
+  });
+
   it('an envelope near the size limit is read whole', async () => {
     const big = { text: 'x'.repeat(900_000) };
     await store([['chorus.wf.acme.tool_results.big', big]]);
