@@ -187,6 +187,25 @@ describe('hub failover', () => {
     await h2.waitFor(/already announced/);
   });
 
+  it('a reused correlation id: what the stream holds of the earlier workflow under the same keys does not stand for the new one\'s announcements', async () => {
+    const env = { CHORUS_DUPLICATE_WINDOW_MS: '1000' };
+    const hub = startHub(env);
+    await hub.waitFor(/hub ready/);
+    await stopApp(f, 'responder');
+    const id = `reused-${Date.now()}`;
+    // The earlier workflow's end, stored under the key the new one's will have, past the window.
+    const earlier = createEnvelope({ messageType: 'status_update', correlationId: id, tenantId: 'default', agent: 'hub', deadline: new Date(Date.now() + 1000), payload: { workflow_status: 'timed_out', previous_status: 'running', step: null, reason: 'the earlier workflow' } });
+    await f.chorus.bus.publish(earlier, { part: 'timed_out' });
+    await new Promise((r) => setTimeout(r, 1500));
+    const query = createEnvelope({ messageType: 'query', correlationId: id, tenantId: 'default', agent: 'test-client', deadline: new Date(Date.now() + 1500), payload: { query: 'what does a reused id announce', top_k: 3, require_all: false } });
+    const stored = await f.chorus.bus.publish(query);
+    const [view] = await terminal([id]);
+    expect(view.status).toBe('timed_out');
+    const ends = (await readWorkflowHistory(f.chorus.bus, id, { tenantId: 'default', types: ['status_update'] })).filter((e) => (e.envelope as Envelope).agent === 'hub');
+    // The new workflow's own timeout is announced, after its query.
+    expect(ends.filter((e) => e.seq > stored.seq).map((e) => (e.envelope as { payload: { workflow_status: string } }).payload.workflow_status)).toEqual(['timed_out']);
+  });
+
   it('an active hub that stalls past its lease writes nothing when it resumes: the standby that took over applies and lists every workflow', async () => {
     const { active: stalled, standby } = await startTwoHubs();
 

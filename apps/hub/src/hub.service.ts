@@ -377,11 +377,18 @@ export class HubService {
     const found = new Map<string, { envelope: Envelope; key: string; seq: number }>();
     if (emits.length === 0 || (cause && Date.now() - Date.parse(cause.timestamp) < this.bus.options.duplicateWindowMs / 2)) return found;
     const updates = await readWorkflowHistory(this.bus, record.correlation_id, { tenantId: record.tenant_id, types: ['status_update'] });
+    // Only this workflow's: stored after the first envelope its record saw. The stream keeps an id
+    // longer than the ledger does, and a reused one (an idempotency key submitted again a day later)
+    // has the earlier workflow's announcements under the same keys.
+    const first = Math.min(...Object.values(record.seen));
     for (const change of emits) {
       const key = idempotencyKey(record.correlation_id, 'status_update', HUB_AGENT, change.status);
-      const entry = updates.find((e) => e.idempotency_key === key);
-      const parsed = entry ? parseEnvelope(entry.envelope, { subject: entry.subject }) : undefined;
-      if (entry && parsed?.ok) found.set(change.status, { envelope: parsed.value, key, seq: entry.seq });
+      for (const entry of updates) {
+        if (entry.idempotency_key !== key || !(entry.seq > first)) continue;
+        const parsed = parseEnvelope(entry.envelope, { subject: entry.subject });
+        const announced = parsed.ok && parsed.value.agent === HUB_AGENT && (parsed.value.payload as StatusUpdatePayload).workflow_status === change.status;
+        if (parsed.ok && announced) found.set(change.status, { envelope: parsed.value, key, seq: entry.seq });
+      }
     }
     return found;
   }
