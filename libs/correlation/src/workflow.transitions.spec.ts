@@ -379,6 +379,14 @@ describe('applyEnvelope - retry command', () => {
     expect({ effect: own.effect, same: own.record === current }).toEqual({ effect: 'recorded', same: true });
   });
 
+  it('applyEnvelope - a failed workflow flooded past MAX_FINISHED_KEYS can still be retried', () => {
+    const { q, record } = failedWorkflow();
+    let current = record;
+    for (let i = 0; i < MAX_FINISHED_KEYS; i++) current = apply(current, { ...child(q, 'status_update', `agent-${i}`, {}), message_id: newMessageId() }).record;
+    const retried = retry(current, retryCommand(q), q);
+    expect(retried.retry).toBeDefined();
+  });
+
   it('applyEnvelope - a workflow retried already starts nothing new when asked again', () => {
     const { q, record } = failedWorkflow();
     const first = retry(record, retryCommand(q), q);

@@ -130,7 +130,8 @@ export function applyEnvelope(
   }
   // Past its keys' limit, a finished workflow counts what comes late without recording its key (a
   // redelivery of one of these counts again: only a flood gets here).
-  if (isTerminalStatus(base.status) && Object.keys(base.seen).length >= MAX_FINISHED_KEYS) {
+  // Retry commands are left to their own limit (above), so a flooded workflow can still be retried.
+  if (isTerminalStatus(base.status) && !isRetryCommand(envelope) && Object.keys(base.seen).length >= MAX_FINISHED_KEYS) {
     const counted = envelope.message_type === 'query' ? { duplicates_dropped: base.duplicates_dropped + 1 } : { late_envelopes: base.late_envelopes + 1 };
     const own = envelope.agent === HUB_AGENT && envelope.message_type === 'status_update';
     return own ? { record: base, effect: 'recorded', emits: [] } : { record: { ...base, ...counted, updated_at: now.toISOString() }, effect: envelope.message_type === 'query' ? 'duplicate' : 'late', emits: [] };
