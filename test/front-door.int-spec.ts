@@ -76,6 +76,16 @@ describe('front door: events, idempotency, agents', () => {
     expect((await getJson(`${f.url}/v1/workflows/01a22d8c-c74d-773c-8da3-835b380903ba`)).status).toBe(404);
   });
 
+  it('read right after the 202 - the event stream of another tenant\'s workflow, asked without tenant_id in development mode, is found, never a 404', async () => {
+    for (let i = 0; i < 5; i++) {
+      const id = (await postJson(`${f.url}/v1/queries`, { query: `whose stream is this ${i}`, tenant_id: 'globex' })).body.correlation_id as string;
+      const { status, events } = await readSse(`${f.url}/v1/workflows/${id}/events`);
+      expect([id, status]).toEqual([id, 200]);
+      expect(events.at(-1)?.event).toBe('terminal');
+      expect(events.at(-1)?.data.tenant_id).toBe('globex');
+    }
+  });
+
   it('Idempotency-Key - the same key returns the same workflow (200), and nothing new runs', async () => {
     const headers = { 'idempotency-key': `test-key-${Date.now()}` };
     const first = await postJson(`${f.url}/v1/queries`, { query: 'what is an idempotency key' }, headers);

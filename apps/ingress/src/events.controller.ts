@@ -3,7 +3,7 @@ import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ErrorBodySchema } from './openapi.schemas';
 import type { Request, Response } from 'express';
 import { Bus, ChorusClient, readWorkflowHistory, watchWorkflow } from '@chorus/bus';
-import { isTerminalStatus, parseEnvelope, type Envelope } from '@chorus/envelope';
+import { isTerminalStatus, parseEnvelope, parseWorkflowSubject, type Envelope } from '@chorus/envelope';
 import { checkIds, errorBody } from './http.errors';
 import { ApiCommonResponses } from './openapi';
 import { QueryParams } from './query-params.guard';
@@ -80,14 +80,19 @@ export class EventsController {
     checkIds(id, requested);
     res.locals.correlation_id = id;
     const view = await this.client.workflow(id, lookupTenant(scope, requested));
-    const tenant = view?.tenant_id ?? scopedTenant(scope, requested);
+    let tenant = view?.tenant_id ?? lookupTenant(scope, requested);
     const since = new Date((view ? Date.parse(view.started_at) : Date.now() - this.options.maxDeadlineMs) - 60_000);
-    // Not recorded: a stream only if the stream holds what the hub will record, a valid query or
-    // agent's step. A query it dead-lettered, or status updates and commands alone (docs/hub.md,
-    // strays), are never recorded: the stream would have sent heartbeats for ever.
-    if (!view && !(await readWorkflowHistory(this.bus, id, { tenantId: tenant, since })).some((e) => startsRecord(e.envelope, e.subject))) {
-      throw new NotFoundException(errorBody(404, `no workflow ${id}`));
+    if (!view) {
+      // Not recorded: a stream only if the stream holds what the hub will record, a valid query or
+      // agent's step. A query it dead-lettered, or status updates and commands alone (docs/hub.md,
+      // strays), are never recorded: the stream would have sent heartbeats for ever. Asked without a
+      // tenant in development mode, the stream says whose it is (this looked in `default` only, and
+      // another tenant's workflow read right after its 202 was a 404).
+      const recordable = (await readWorkflowHistory(this.bus, id, { tenantId: tenant, since })).find((e) => startsRecord(e.envelope, e.subject));
+      if (!recordable) throw new NotFoundException(errorBody(404, `no workflow ${id}`));
+      tenant ??= parseWorkflowSubject(recordable.subject)?.tenantId;
     }
+    const watched = tenant ?? scopedTenant(scope, requested);
     // An EventSource reconnecting says what it last received (Last-Event-ID). After the terminal
     // event there is nothing more: 204 tells it to stop reconnecting. After a step, the stream
     // resumes past that step (if it is one of the workflow's; otherwise it starts over).
@@ -97,7 +102,7 @@ export class EventsController {
       return;
     }
     let resumeAfter =
-      lastEventId && (await readWorkflowHistory(this.bus, id, { tenantId: tenant, since })).some((e) => (e.envelope as { message_id?: unknown } | null)?.message_id === lastEventId) ? lastEventId : undefined;
+      lastEventId && (await readWorkflowHistory(this.bus, id, { tenantId: watched, since })).some((e) => (e.envelope as { message_id?: unknown } | null)?.message_id === lastEventId) ? lastEventId : undefined;
 
     res.status(200);
     res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
@@ -118,7 +123,7 @@ export class EventsController {
       let status: string = view && !ended ? view.status : 'pending';
       // Not recorded yet (just accepted): pending, as the hub will record it.
       if (!ended) send('status', { correlation_id: id, workflow_status: status });
-      for await (const event of watchWorkflow(this.bus, tenant, id, { since, signal: aborted.signal, giveUpAfterDeadlineMs: this.options.watchGraceMs, deadline: view?.deadline })) {
+      for await (const event of watchWorkflow(this.bus, watched, id, { since, signal: aborted.signal, giveUpAfterDeadlineMs: this.options.watchGraceMs, deadline: view?.deadline })) {
         if (event.kind === 'terminal') {
           // The watch ends on the ledger's view of the finished workflow, not on an announcement.
           send('terminal', event.view, `terminal-${id}`);
