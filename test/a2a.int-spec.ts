@@ -236,7 +236,10 @@ describe('A2A', () => {
           leaving.abort();
           await new Promise((r) => setTimeout(r, 20));
         }
-        mostAfterLeaving = Math.max(...listening.values());
+        // Let go once each connection's close is seen (asynchronous): waited for, not assumed after 20 ms.
+        const most = () => Math.max(...listening.values());
+        await waitFor(async () => (most() <= 2 ? true : undefined), { timeoutMs: 5000, what: 'the leaving resubscribers let go' }).catch(() => undefined);
+        mostAfterLeaving = most();
         staying = resubscribe(id).then((res) => res.text());
         await new Promise((r) => setTimeout(r, 200));
         await client.cancelTask({ id } as never);

@@ -188,8 +188,13 @@ export class HubQueries {
     // Without a tenant: the active hub's recent index knows recent workflows; the ledger is searched
     // by a pattern only for others, which costs in proportion to its size on nats-server 2.9 (about
     // 0.5 s for an unknown id among 300k records, 0.03 s among 10k).
-    const tenant = tenant_id ?? this.hub.recent.tenantOf(correlation_id) ?? (await this.ledger.findTenant(correlation_id));
-    const record = tenant ? await this.hub.find(tenant, correlation_id) : null;
+    const recent = tenant_id === undefined ? this.hub.recent.tenantOf(correlation_id) : undefined;
+    let record = recent ? await this.hub.find(recent, correlation_id) : null;
+    // (A recent tenant whose record has gone, or none: the ledger says whose it is.)
+    if (!record) {
+      const tenant = tenant_id ?? (await this.ledger.findTenant(correlation_id));
+      record = tenant ? await this.hub.find(tenant, correlation_id) : null;
+    }
     if (!record) throw new WorkflowNotFoundError(correlation_id);
     return record;
   }

@@ -122,7 +122,8 @@ export class EventsController {
       const ended = view !== null && isTerminalStatus(view.status);
       let status: string = view && !ended ? view.status : 'pending';
       // Not recorded yet (just accepted): pending, as the hub will record it.
-      if (!ended) send('status', { correlation_id: id, workflow_status: status });
+      let sent: string | undefined;
+      if (!ended) send('status', { correlation_id: id, workflow_status: (sent = status) });
       for await (const event of watchWorkflow(this.bus, watched, id, { since, signal: aborted.signal, giveUpAfterDeadlineMs: this.options.watchGraceMs, deadline: view?.deadline })) {
         if (event.kind === 'terminal') {
           // The watch ends on the ledger's view of the finished workflow, not on an announcement.
@@ -139,12 +140,16 @@ export class EventsController {
         const starts = status === 'pending' && e.agent !== 'hub' && AGENT_WORK.has(e.message_type);
         if (starts) status = 'running';
         if (resumeAfter) {
-          // A resumed stream skips what its client has: the steps, and the status they brought.
-          if (e.message_id === resumeAfter) resumeAfter = undefined;
+          // A resumed stream skips what its client has: the steps, and the status they brought
+          // (unless this stream told it another since: then it is told again past them).
+          if (e.message_id === resumeAfter) {
+            resumeAfter = undefined;
+            if (sent !== undefined && sent !== status) send('status', { correlation_id: id, workflow_status: (sent = status) });
+          }
           continue;
         }
         send('step', toStepEvent(e), e.message_id);
-        if (starts) send('status', { correlation_id: id, workflow_status: status });
+        if (starts) send('status', { correlation_id: id, workflow_status: (sent = status) });
       }
     } finally {
       clearInterval(heartbeat);

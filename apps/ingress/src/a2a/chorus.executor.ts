@@ -158,7 +158,8 @@ const QUERY_OPTIONS = ['deadline_ms', 'top_k', 'profiles', 'require_all'] as con
  */
 export function queryOptionsOf(metadata: unknown, maxDeadlineMs: number): { options: Partial<Pick<SubmitQuery, (typeof QUERY_OPTIONS)[number]>>; refusal?: string } {
   if (typeof metadata !== 'object' || metadata === null) return { options: {} };
-  const picked = Object.fromEntries(QUERY_OPTIONS.filter((k) => Object.hasOwn(metadata, k)).map((k) => [k, (metadata as Record<string, unknown>)[k]]));
+  // A key set to null is as good as absent (the default applies).
+  const picked = Object.fromEntries(QUERY_OPTIONS.filter((k) => Object.hasOwn(metadata, k) && (metadata as Record<string, unknown>)[k] !== null).map((k) => [k, (metadata as Record<string, unknown>)[k]]));
   if (Object.keys(picked).length === 0) return { options: {} };
   const errors = flattenValidationErrors(validateSync(plainToInstance(SubmitQueryDto, { query: 'x', ...picked }), { whitelist: true }));
   if (typeof picked.deadline_ms === 'number' && picked.deadline_ms > maxDeadlineMs) errors.push({ field: 'deadline_ms', messages: [`deadline_ms must not be greater than ${maxDeadlineMs}`] });

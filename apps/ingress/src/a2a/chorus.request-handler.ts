@@ -83,6 +83,7 @@ export class ChorusRequestHandler extends DefaultRequestHandler {
     const queue = bus ? new ExecutionEventQueue(bus) : undefined;
     const leave = () => queue?.stop();
     user?.gone?.addEventListener('abort', leave, { once: true });
+    if (user?.gone?.aborted) leave();
     let task: { id: string; contextId: string } | undefined;
     try {
       // The SDK's checks (an unknown or finished task) and its snapshot of the task, then no more of its stream.

@@ -70,7 +70,8 @@ export class ChorusTaskStore implements TaskStore {
       if (view && !isTerminalStatus(view.status)) {
         await this.client.cancel(view, 'cancelled through A2A tasks/cancel');
         this.log.info({ correlation_id: task.id }, 'A2A cancel passed on to Chorus');
-        view = await ending.done;
+        // The end announced, or (announced before the subscription, or not within the grace) as the ledger has it now.
+        view = (await ending.done) ?? (await this.client.workflow(task.id, tenant).catch(() => null));
       }
       if (!view || !isTerminalStatus(view.status)) this.unconfirmed.add(key);
       else if (view.status !== 'cancelled') this.snapshots.set(key, { ...taskOf(view, task.contextId), history: structuredClone(task.history) });
