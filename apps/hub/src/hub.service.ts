@@ -376,11 +376,11 @@ export class HubService {
   ): Promise<Map<string, { envelope: Envelope; key: string; seq: number }>> {
     const found = new Map<string, { envelope: Envelope; key: string; seq: number }>();
     if (emits.length === 0 || (cause && Date.now() - Date.parse(cause.timestamp) < this.bus.options.duplicateWindowMs / 2)) return found;
-    const updates = await readWorkflowHistory(this.bus, record.correlation_id, { tenantId: record.tenant_id, types: ['status_update'] });
     // Only this workflow's: stored after the first envelope its record saw. The stream keeps an id
     // longer than the ledger does, and a reused one (an idempotency key submitted again a day later)
     // has the earlier workflow's announcements under the same keys.
     const first = Math.min(...Object.values(record.seen));
+    const updates = await readWorkflowHistory(this.bus, record.correlation_id, { tenantId: record.tenant_id, types: ['status_update'], fromSeq: Number.isFinite(first) ? first + 1 : 1 });
     for (const change of emits) {
       const key = idempotencyKey(record.correlation_id, 'status_update', HUB_AGENT, change.status);
       for (const entry of updates) {

@@ -34,7 +34,8 @@ export async function endStoredBy(
   if (response !== null && response.seq > handledUpTo && response.time.getTime() <= deadline && parseEnvelope(response.data, { subject }).ok) return true;
   const applied = new Set(Object.values(record.seen));
   const since = new Date(Date.parse(record.started_at) - clockSkewMs);
-  for (const entry of await readWorkflowHistory(bus, correlationId, { tenantId, since })) {
+  // Only what its consumer has not handled can be an end it has not applied: read from there.
+  for (const entry of await readWorkflowHistory(bus, correlationId, { tenantId, since, fromSeq: handledUpTo + 1 })) {
     if (Date.parse(entry.stored_at) > deadline) break;
     if (entry.seq <= handledUpTo || applied.has(entry.seq)) continue;
     const parsed = parseEnvelope(entry.envelope, { subject: entry.subject });

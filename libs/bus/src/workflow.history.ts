@@ -31,7 +31,10 @@ const decoder = new TextDecoder();
 /**
  * A workflow's envelopes in stream order, read from the stream (the durable audit trail): the
  * messages on the subjects of its message types (`types`, by default every one). `since` leaves out
- * what was stored before the workflow began.
+ * what was stored before the workflow began; `fromSeq`, what the stream stored before that
+ * sequence, which the server then need not look through (a reader that knows where the part it
+ * wants starts: a cold nats-server 2.9 took a second and more to find a recent workflow's first
+ * message from sequence 1 in a stream of millions).
  *
  * With the tenant known, each message type's subject is read on its own and the reads are merged
  * by sequence; see {@link readLiteral}. Without it (a read that does not know the workflow's
@@ -41,12 +44,12 @@ const decoder = new TextDecoder();
 export async function readWorkflowHistory(
   bus: Bus,
   correlationId: string,
-  options: { tenantId?: string; since?: Date; types?: readonly MessageType[] } = {},
+  options: { tenantId?: string; since?: Date; types?: readonly MessageType[]; fromSeq?: number } = {},
 ): Promise<HistoryEntry[]> {
   const types = options.types ?? MESSAGE_TYPES;
   const stored = options.tenantId
-    ? await readLiteral(bus, options.tenantId, correlationId, types)
-    : (await readWildcard(bus, correlationId, options.since)).filter((m) => types.includes(parseWorkflowSubject(m.subject)?.messageType as MessageType));
+    ? await readLiteral(bus, options.tenantId, correlationId, types, options.fromSeq ?? 1)
+    : (await readWildcard(bus, correlationId, options.since, options.fromSeq)).filter((m) => types.includes(parseWorkflowSubject(m.subject)?.messageType as MessageType));
   const since = options.since?.getTime();
   const out: HistoryEntry[] = [];
   for (const m of stored) {
@@ -68,11 +71,11 @@ export async function readWorkflowHistory(
  * "next message on this subject from this sequence" requests, all types at once, merged by
  * sequence, up to the stream's last message when the read began. The server finds a literal
  * subject through its per-subject index, so the read costs the same whatever the stream holds: on
- * nats-server 2.9.10, 2 to 4 ms for a workflow in a stream of 10k or of 1M messages (`npm run
- * bench:history`, idle server). An ordered consumer filtered on `chorus.wf.<tenant>.*.<id>` (how
+ * nats-server 2.9.10, 3 to 8 ms for a workflow in a stream of 10k or of 1M messages (`npm run
+ * bench:history`, a warm server). An ordered consumer filtered on `chorus.wf.<tenant>.*.<id>` (how
  * this was read before) makes the server match the filter against the subjects of the whole
- * stream, or of everything stored since `since`: 10 ms at 10k messages, 0.3 s at 400k, 1 to 1.6 s
- * at 1M; every history read, SSE stream and hub sweep check paid it, and a stream keeps days of
+ * stream, or of everything stored since `since`: 10 to 16 ms at 10k messages, 0.3 to 0.4 s at
+ * 400k, 1 to 1.6 s at 1M; every history read, SSE stream and hub sweep check paid it, and a stream keeps days of
  * workflows.
  *
  * The requests go to the stream's leader (`$JS.API.STREAM.MSG.GET`, which nats-server has taken
@@ -82,7 +85,7 @@ export async function readWorkflowHistory(
  * A subject with more than {@link GETS_PER_SUBJECT} messages (a flood of commands or status
  * updates) reads the rest through an ordered consumer on that literal subject, which is as flat.
  */
-async function readLiteral(bus: Bus, tenantId: string, correlationId: string, types: readonly MessageType[]): Promise<Stored[]> {
+async function readLiteral(bus: Bus, tenantId: string, correlationId: string, types: readonly MessageType[], fromSeq: number): Promise<Stored[]> {
   const stream = bus.options.workflowStream;
   // The read is of the stream up to its last message now: the subjects are read one by one, so
   // without this bound a message stored meanwhile on one could be in the read while an earlier one
@@ -92,7 +95,7 @@ async function readLiteral(bus: Bus, tenantId: string, correlationId: string, ty
     types.map(async (type) => {
       const subject = workflowSubject(tenantId, type, correlationId);
       const out: Stored[] = [];
-      let next = 1;
+      let next = Math.max(1, fromSeq);
       for (let i = 0; i < GETS_PER_SUBJECT; i++) {
         const m = await bus.jsm.streams.getMessage(stream, { next_by_subj: subject, seq: next } as unknown as MsgRequest);
         if (!m || m.seq > last) return out;
@@ -112,11 +115,11 @@ async function readLiteral(bus: Bus, tenantId: string, correlationId: string, ty
 /** Requests per subject before the rest of it is read through a consumer. */
 const GETS_PER_SUBJECT = 16;
 
-/** One ordered consumer on `chorus.wf.*.*.<id>`, from `since`. */
-async function readWildcard(bus: Bus, correlationId: string, since?: Date): Promise<Stored[]> {
+/** One ordered consumer on `chorus.wf.*.*.<id>`, from `fromSeq`, else from `since`. */
+async function readWildcard(bus: Bus, correlationId: string, since?: Date, fromSeq?: number): Promise<Stored[]> {
   const out: Stored[] = [];
   const filter = workflowFilter({ correlationId });
-  for await (const m of readOrdered(bus.js, bus.options.workflowStream, filter, { startTime: since })) {
+  for await (const m of readOrdered(bus.js, bus.options.workflowStream, filter, fromSeq && fromSeq > 1 ? { startSeq: fromSeq } : { startTime: since })) {
     out.push({ seq: m.seq, subject: m.subject, time: m.time, data: m.data, headers: m.headers });
   }
   return out;

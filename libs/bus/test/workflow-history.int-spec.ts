@@ -53,6 +53,9 @@ describe('readWorkflowHistory', () => {
     // Without the tenant, one read of every tenant's subjects for the id.
     expect((await readWorkflowHistory(bus, 'h1')).map((e) => e.seq)).toEqual([seqs[0], seqs[1], seqs[3], seqs[4], seqs[5], seqs[6], seqs[7]]);
     expect(await readWorkflowHistory(bus, 'nothing', { tenantId: 'acme' })).toEqual([]);
+    // From a sequence on, with the tenant and without.
+    expect((await readWorkflowHistory(bus, 'h1', { tenantId: 'acme', fromSeq: seqs[5] })).map((e) => e.seq)).toEqual([seqs[5], seqs[6], seqs[7]]);
+    expect((await readWorkflowHistory(bus, 'h1', { fromSeq: seqs[3] })).map((e) => e.seq)).toEqual([seqs[3], seqs[4], seqs[5], seqs[6], seqs[7]]);
   });
 
   it('a subject holding more messages than are fetched one by one is read to its end through a consumer', async () => {
