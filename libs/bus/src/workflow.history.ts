@@ -49,7 +49,7 @@ export async function readWorkflowHistory(
   const types = options.types ?? MESSAGE_TYPES;
   const stored = options.tenantId
     ? await readLiteral(bus, options.tenantId, correlationId, types, options.fromSeq ?? 1)
-    : (await readWildcard(bus, correlationId, options.since, options.fromSeq)).filter((m) => types.includes(parseWorkflowSubject(m.subject)?.messageType as MessageType));
+    : (await readWildcard(bus, correlationId, options.since)).filter((m) => m.seq >= (options.fromSeq ?? 1) && types.includes(parseWorkflowSubject(m.subject)?.messageType as MessageType));
   const since = options.since?.getTime();
   const out: HistoryEntry[] = [];
   for (const m of stored) {
@@ -115,11 +115,13 @@ async function readLiteral(bus: Bus, tenantId: string, correlationId: string, ty
 /** Requests per subject before the rest of it is read through a consumer. */
 const GETS_PER_SUBJECT = 16;
 
-/** One ordered consumer on `chorus.wf.*.*.<id>`, from `fromSeq`, else from `since`. */
-async function readWildcard(bus: Bus, correlationId: string, since?: Date, fromSeq?: number): Promise<Stored[]> {
+/** One ordered consumer on `chorus.wf.*.*.<id>`, from `since`. */
+async function readWildcard(bus: Bus, correlationId: string, since?: Date): Promise<Stored[]> {
   const out: Stored[] = [];
   const filter = workflowFilter({ correlationId });
-  for await (const m of readOrdered(bus.js, bus.options.workflowStream, filter, fromSeq && fromSeq > 1 ? { startSeq: fromSeq } : { startTime: since })) {
+  // From `since` (a `fromSeq` is applied by the caller: started at a sequence, this consumer once
+  // missed the last message, on a busy machine).
+  for await (const m of readOrdered(bus.js, bus.options.workflowStream, filter, { startTime: since })) {
     out.push({ seq: m.seq, subject: m.subject, time: m.time, data: m.data, headers: m.headers });
   }
   return out;
