@@ -6,6 +6,18 @@ import { startResponder } from '../apps/responder/src';
 import { getJson, startChorusFixture, stopApp, type ChorusFixture } from './chorus.fixture';
 import { startApp, type AppProcess } from './processes';
 
+/** A responder's answer to a submitted workflow, published by the test in its place. */
+function answerOf(submitted: { correlation_id: string; deadline: string }, query: string, answer: string): Envelope {
+  return createEnvelope({
+    messageType: 'response',
+    correlationId: submitted.correlation_id,
+    tenantId: 'default',
+    agent: 'responder',
+    deadline: submitted.deadline,
+    payload: { query, answer, results: [], provenance: { sources: [], profiles_used: [], degraded: [], fusion: { k: 60, rank_window: 100 }, method: 'test' } },
+  });
+}
+
 /** The hub as its own processes, killed with SIGKILL under load. */
 describe('hub failover', () => {
   let f: ChorusFixture;
@@ -121,14 +133,7 @@ describe('hub failover', () => {
     f.chorus.components.push(await startPlanner(f.chorus.bus, f.config, f.log));
     await client.cancel(cancelled, 'no longer needed');
     // Answered in time, then junk stored on its response subject after the answer (dead-lettered once a hub reads it).
-    const response = createEnvelope({
-      messageType: 'response',
-      correlationId: answered.correlation_id,
-      tenantId: 'default',
-      agent: 'responder',
-      deadline: answered.deadline,
-      payload: { query: 'what does the hub keep', answer: 'its ledger', results: [], provenance: { sources: [], profiles_used: [], degraded: [], fusion: { k: 60, rank_window: 100 }, method: 'test' } },
-    });
+    const response = answerOf(answered, 'what does the hub keep', 'its ledger');
     await f.chorus.bus.publish(response);
     await f.chorus.bus.js.publish(`chorus.wf.default.response.${answered.correlation_id}`, 'junk after the answer');
     // Past the deadlines (6 s from the submits), so the new hub finds them all due.
@@ -161,14 +166,7 @@ describe('hub failover', () => {
     await h1.stop('SIGKILL');
     // What a hub that lost its lease before saving leaves behind: the answer and its announcement,
     // and the announcement of the other's timeout, stored; its ledger still says running.
-    const response = createEnvelope({
-      messageType: 'response',
-      correlationId: answered.correlation_id,
-      tenantId: 'default',
-      agent: 'responder',
-      deadline: answered.deadline,
-      payload: { query: 'what does a takeover announce', answer: 'once', results: [], provenance: { sources: [], profiles_used: [], degraded: [], fusion: { k: 60, rank_window: 100 }, method: 'test' } },
-    });
+    const response = answerOf(answered, 'what does a takeover announce', 'once');
     await f.chorus.bus.publish(response);
     const end = (status: 'completed' | 'timed_out', previous: Envelope) =>
       deriveEnvelope(previous, { messageType: 'status_update', agent: 'hub', payload: { workflow_status: status, previous_status: 'running', step: null, reason: 'before the takeover' }, nextSteps: [] });

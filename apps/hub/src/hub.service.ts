@@ -1,4 +1,4 @@
-import { isRevisionConflict, isTransient, readWorkflowHistory, retryTransient, type Bus, type CountedEvents } from '@chorus/bus';
+import { isRevisionConflict, isTransient, retryTransient, type Bus, type CountedEvents } from '@chorus/bus';
 import {
   applyDeadline,
   applyDroppedDuplicate,
@@ -17,9 +17,7 @@ import {
 import {
   createEnvelope,
   deriveEnvelope,
-  idempotencyKey,
   isTerminalStatus,
-  parseEnvelope,
   type DuplicateNotice,
   type Envelope,
   type StatusUpdatePayload,
@@ -27,6 +25,7 @@ import {
 import { unbound, type Logger } from '@chorus/observability';
 import { HubNotActiveError, WorkflowNotRecordedYetError } from './hub.errors';
 import { AgentStats, TenantAgentStats } from './agent.stats';
+import { announcedBefore } from './announced-before';
 import { DeadlineSweeper, type DeadlineSweeperOptions } from './deadline.sweeper';
 import { KeyedMutex } from './keyed.mutex';
 import { fillRecentIndexPatiently, readTakeoverWindow, type TakeoverTarget } from './ledger.takeover';
@@ -318,7 +317,7 @@ export class HubService {
       // The counted events and the announcement go out together (one round trip, not two): both are
       // acknowledged before the save, and a client that confirms the end with the hub waits for it.
       let record = t.record;
-      const earlier = await this.announcedBefore(t.record, t.emits, item.context.cause);
+      const earlier = await announcedBefore(this.bus, t.record, t.emits, item.context.cause);
       const announced = async () => {
         for (const change of t.emits) {
           const stored = earlier.get(change.status);
@@ -357,40 +356,6 @@ export class HubService {
    */
   private isFreshQuery(envelope: Envelope | undefined): boolean {
     return envelope?.message_type === 'query' && Date.now() - Date.parse(envelope.timestamp) < this.bus.options.duplicateWindowMs / 2;
-  }
-
-  /**
-   * The status changes among `emits` that a hub already announced, found in the stream, when the
-   * stream may no longer drop a repeat of them by its duplicate window: a hub that announced, then
-   * lost its lease before saving, leaves the change to the hub that takes over, which announces it
-   * again. Within the window the repeat is dropped (same `Nats-Msg-Id`); past it (a takeover minutes
-   * later, a backlog), it was stored, and a workflow carried two `completed` announcements. The
-   * announcement comes after its cause, so with a cause younger than half the window, any earlier
-   * one is inside it and nothing is read; otherwise (an old cause, a timeout, which has none) the
-   * workflow's status updates are read, a few requests (docs/hub.md, history reads).
-   */
-  private async announcedBefore(
-    record: WorkflowRecord,
-    emits: readonly StatusChange[],
-    cause: Envelope | undefined,
-  ): Promise<Map<string, { envelope: Envelope; key: string; seq: number }>> {
-    const found = new Map<string, { envelope: Envelope; key: string; seq: number }>();
-    if (emits.length === 0 || (cause && Date.now() - Date.parse(cause.timestamp) < this.bus.options.duplicateWindowMs / 2)) return found;
-    // Only this workflow's: stored after the first envelope its record saw. The stream keeps an id
-    // longer than the ledger does, and a reused one (an idempotency key submitted again a day later)
-    // has the earlier workflow's announcements under the same keys.
-    const first = Math.min(...Object.values(record.seen));
-    const updates = await readWorkflowHistory(this.bus, record.correlation_id, { tenantId: record.tenant_id, types: ['status_update'], fromSeq: Number.isFinite(first) ? first + 1 : 1 });
-    for (const change of emits) {
-      const key = idempotencyKey(record.correlation_id, 'status_update', HUB_AGENT, change.status);
-      for (const entry of updates) {
-        if (entry.idempotency_key !== key || !(entry.seq > first)) continue;
-        const parsed = parseEnvelope(entry.envelope, { subject: entry.subject });
-        const announced = parsed.ok && parsed.value.agent === HUB_AGENT && (parsed.value.payload as StatusUpdatePayload).workflow_status === change.status;
-        if (parsed.ok && announced) found.set(change.status, { envelope: parsed.value, key, seq: entry.seq });
-      }
-    }
-    return found;
   }
 
   /** Counts the transition's events; a status in `announced` was counted with its first announcement. */
