@@ -2,16 +2,10 @@ import { TaskState, type AgentCard, type Message, type SendMessageRequest, type 
 import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { DefaultExecutionEventBusManager, DefaultRequestHandler, ExecutionEventQueue, type ServerCallContext } from '@a2a-js/sdk/server';
 import type { ChorusClient } from '@chorus/bus';
+import { TERMINAL_TASK_STATES } from './a2a.mapping';
 import type { A2AUser } from './a2a.user';
 import type { ChorusExecutor } from './chorus.executor';
 import type { ChorusTaskStore } from './chorus.task-store';
-
-const TERMINAL_STATES: ReadonlySet<TaskState> = new Set([
-  TaskState.TASK_STATE_COMPLETED,
-  TaskState.TASK_STATE_FAILED,
-  TaskState.TASK_STATE_CANCELED,
-  TaskState.TASK_STATE_REJECTED,
-]);
 
 /**
  * @a2a-js/sdk 1.3.0 answers `tasks/resubscribe` / `SubscribeToTask` from the events of an
@@ -67,7 +61,7 @@ export class ChorusRequestHandler extends DefaultRequestHandler {
     const taskId = params.message?.taskId;
     if (typeof taskId !== 'string' || taskId === '') return;
     const task = await this.store.load(taskId, context);
-    if (!task || TERMINAL_STATES.has(task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED)) return;
+    if (!task || TERMINAL_TASK_STATES.includes(task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED)) return;
     throw new UnsupportedOperationError(
       `Task ${taskId} is still running its query; a Chorus task takes one message. Send a new message without taskId (referenceTaskIds may name this task), or cancel this one.`,
     );

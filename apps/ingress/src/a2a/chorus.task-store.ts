@@ -142,9 +142,9 @@ export class ChorusTaskStore implements TaskStore {
       const limit = Math.min(wanted - tasks.length, MAX_LISTED_ROWS - looked);
       const page = await this.client.list({ tenant_id: tenant, status: statuses?.length === 1 ? statuses[0] : undefined, limit, cursor });
       looked += page.workflows.length;
-      for (const row of page.workflows) {
-        if (statuses && !statuses.includes(row.status)) continue;
-        const task = await this.load(row.correlation_id, ctx);
+      const rows = page.workflows.filter((row) => !statuses || statuses.includes(row.status));
+      // The page's tasks read at once (the hub reads workflows from its bucket, not the stream), kept in order.
+      for (const task of await Promise.all(rows.map((row) => this.load(row.correlation_id, ctx)))) {
         if (!task || (params.contextId && task.contextId !== params.contextId)) continue;
         if (after !== undefined && !(Date.parse(task.status?.timestamp ?? '') >= after)) continue;
         tasks.push(task);
