@@ -37,7 +37,7 @@ export async function endStoredBy(
   // Only what its consumer has not handled can be an end it has not applied: read from there.
   for (const entry of await readWorkflowHistory(bus, correlationId, { tenantId, since, fromSeq: handledUpTo + 1 })) {
     if (Date.parse(entry.stored_at) > deadline) break;
-    if (entry.seq <= handledUpTo || applied.has(entry.seq)) continue;
+    if (applied.has(entry.seq)) continue;
     const parsed = parseEnvelope(entry.envelope, { subject: entry.subject });
     if (!parsed.ok) continue;
     const e = parsed.value;

@@ -1,4 +1,5 @@
 import type { Bus } from '@chorus/bus';
+import { startsRecord } from '@chorus/correlation';
 import { parseEnvelope, workflowSubject, type Envelope } from '@chorus/envelope';
 import { LogThrottle, type Logger } from '@chorus/observability';
 import { WorkflowNotRecordedYetError } from './hub.errors';
@@ -23,7 +24,7 @@ export class StrayEnvelopes {
 
   /** Whether `envelope` is about a workflow and would need its record, which the ledger does not have. */
   static isStray(envelope: Envelope, current: unknown): boolean {
-    return current === null && (envelope.message_type === 'status_update' || envelope.message_type === 'orchestration_command');
+    return current === null && !startsRecord(envelope.message_type);
   }
 
   /**

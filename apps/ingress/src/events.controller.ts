@@ -3,6 +3,7 @@ import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ErrorBodySchema } from './openapi.schemas';
 import type { Request, Response } from 'express';
 import { Bus, ChorusClient, readWorkflowHistory, watchWorkflow } from '@chorus/bus';
+import { startsRecord } from '@chorus/correlation';
 import { isTerminalStatus, parseEnvelope, parseWorkflowSubject, type Envelope } from '@chorus/envelope';
 import { checkIds, errorBody } from './http.errors';
 import { ApiCommonResponses } from './openapi';
@@ -14,10 +15,10 @@ const HEARTBEAT_MS = 15_000;
 /** The reconnection delay an `unconfirmed` stream asks an EventSource for. */
 const UNCONFIRMED_RETRY_MS = 30_000;
 
-/** Whether the hub records a workflow it does not know on this stored envelope. */
-function startsRecord(envelope: unknown, subject: string): boolean {
+/** Whether the hub records a workflow it does not know on this stored envelope (a valid one that starts a record). */
+function isRecordable(envelope: unknown, subject: string): boolean {
   const parsed = parseEnvelope(envelope, { subject });
-  return parsed.ok && parsed.value.message_type !== 'status_update' && parsed.value.message_type !== 'orchestration_command';
+  return parsed.ok && startsRecord(parsed.value.message_type);
 }
 
 /** One step of a workflow as the event stream shows it (the full envelope is in the history). */
@@ -88,7 +89,7 @@ export class EventsController {
       // strays), are never recorded: the stream would have sent heartbeats for ever. Asked without a
       // tenant in development mode, the stream says whose it is (this looked in `default` only, and
       // another tenant's workflow read right after its 202 was a 404).
-      const recordable = (await readWorkflowHistory(this.bus, id, { tenantId: tenant, since })).find((e) => startsRecord(e.envelope, e.subject));
+      const recordable = (await readWorkflowHistory(this.bus, id, { tenantId: tenant, since })).find((e) => isRecordable(e.envelope, e.subject));
       if (!recordable) throw new NotFoundException(errorBody(404, `no workflow ${id}`));
       tenant ??= parseWorkflowSubject(recordable.subject)?.tenantId;
     }

@@ -140,10 +140,9 @@ export class Bus {
         throw new Error(`stream ${config.name} does not exist and this service may not create it: start the hub first (it creates the streams)`);
       }
     }
-    const { max_bytes: configuredMaxBytes, ...limits } = config;
     const full: Partial<StreamConfig> & { name: string } = {
-      ...limits,
-      max_bytes: configuredMaxBytes ?? -1,
+      ...config,
+      max_bytes: config.max_bytes ?? -1,
       storage: StorageType.File,
       retention: RetentionPolicy.Limits,
       discard: DiscardPolicy.Old,
@@ -153,7 +152,7 @@ export class Bus {
     try {
       const info = await this.jsm.streams.info(config.name);
       const c = info.config;
-      const maxBytes = configuredMaxBytes ?? c.max_bytes;
+      const maxBytes = config.max_bytes ?? c.max_bytes;
       if (c.duplicate_window !== full.duplicate_window || c.max_age !== full.max_age || c.max_bytes !== maxBytes) {
         await this.jsm.streams.update(config.name, { ...c, duplicate_window: full.duplicate_window, max_age: full.max_age, max_bytes: maxBytes });
       }

@@ -10,6 +10,7 @@ export {
   isRetryCommand,
   queryStreamSeq,
   recordAnnouncement,
+  startsRecord,
   retryNotStarted,
   retryWouldStart,
   type Delivery,

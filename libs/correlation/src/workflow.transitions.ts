@@ -189,6 +189,15 @@ export function applyEnvelope(
   return { record, effect: 'applied', emits: [] };
 }
 
+/**
+ * Whether an envelope of this type starts a record for a workflow the ledger does not know: a query,
+ * or an agent's step (a client may start a choreography past its first steps). A status update or
+ * a command of an unknown workflow is a stray, left out of the ledger (apps/hub, StrayEnvelopes).
+ */
+export function startsRecord(messageType: MessageType): boolean {
+  return messageType !== 'status_update' && messageType !== 'orchestration_command';
+}
+
 /** Marks a workflow whose deadline has passed `timed_out`; anything else is returned unchanged. */
 export function applyDeadline(record: WorkflowRecord, now: Date): Transition {
   if (isTerminalStatus(record.status) || Date.parse(record.deadline) > now.getTime()) {
