@@ -75,43 +75,50 @@ export async function startHub(bus: Bus, config: ChorusConfig, parentLog: Logger
 
   let active: { components: Component[]; responders: Responder[] } | undefined;
   const becomeActive = async () => {
-    await hub.activate();
-    const duplicates = createJsonConsumer<DuplicateNotice>(
-      bus,
-      {
-        stream: config.bus.duplicateStream,
-        durable: 'hub_duplicates',
-        filter: `${DUPLICATE_PREFIX}.>`,
-        ackWaitMs: config.consumer.ackWaitMs,
-        maxDeliver: config.consumer.maxDeliver,
-        concurrency: 16,
-        resumeInOrder: true,
-      },
-      (notice, meta) => hub.onDroppedDuplicate(notice, meta.streamSeq),
-      log,
-    );
-    await duplicates.start();
-    const agent = await startAgent(HUB_AGENT, HubModule.register(hub), {
-      bus,
-      consumer: {
-        ...config.consumer,
-        agent: HUB_AGENT,
-        skipExpired: false,
-        skipFinished: false,
-        resumeInOrder: true,
-        reportFailures: false,
-        // Envelopes wait for their workflow's ledger write (up to CHORUS_HUB_LINGER_MS): room for many workflows.
-        concurrency: Math.max(config.consumer.concurrency, 256),
-        // The ledger must not give up on an envelope because NATS was away for a while.
-        maxDeliver: Math.max(config.consumer.maxDeliver, 50),
-      },
-      log,
-      register: false,
-    });
-    active = {
-      components: [agent, { name: 'hub-duplicates', close: () => duplicates.stop() }],
-      responders: queries.serveActive(),
-    };
+    // What started is stopped again when a later step fails (the lease then steps down and tries again).
+    const started: Component[] = [];
+    try {
+      await hub.activate();
+      const duplicates = createJsonConsumer<DuplicateNotice>(
+        bus,
+        {
+          stream: config.bus.duplicateStream,
+          durable: 'hub_duplicates',
+          filter: `${DUPLICATE_PREFIX}.>`,
+          ackWaitMs: config.consumer.ackWaitMs,
+          maxDeliver: config.consumer.maxDeliver,
+          concurrency: 16,
+          resumeInOrder: true,
+        },
+        (notice, meta) => hub.onDroppedDuplicate(notice, meta.streamSeq),
+        log,
+      );
+      await duplicates.start();
+      started.push({ name: 'hub-duplicates', close: () => duplicates.stop() });
+      const agent = await startAgent(HUB_AGENT, HubModule.register(hub), {
+        bus,
+        consumer: {
+          ...config.consumer,
+          agent: HUB_AGENT,
+          skipExpired: false,
+          skipFinished: false,
+          resumeInOrder: true,
+          reportFailures: false,
+          // Envelopes wait for their workflow's ledger write (up to CHORUS_HUB_LINGER_MS): room for many workflows.
+          concurrency: Math.max(config.consumer.concurrency, 256),
+          // The ledger must not give up on an envelope because NATS was away for a while.
+          maxDeliver: Math.max(config.consumer.maxDeliver, 50),
+        },
+        log,
+        register: false,
+      });
+      started.unshift(agent);
+      active = { components: started, responders: queries.serveActive() };
+    } catch (e) {
+      for (const c of started) await c.close().catch((err: unknown) => log.warn({ err, component: c.name }, 'closing after a failed activation failed'));
+      hub.deactivate();
+      throw e;
+    }
   };
   const becomeStandby = async () => {
     const was = active;

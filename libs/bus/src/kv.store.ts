@@ -59,8 +59,9 @@ export class KeyValueStore<T> {
     return this.kv.put(key, encoder.encode(JSON.stringify(value)));
   }
 
-  delete(key: string): Promise<void> {
-    return this.kv.delete(key);
+  /** Deletes `key`; with `revision`, only while that is still its latest revision (else a revision conflict). */
+  delete(key: string, revision?: number): Promise<void> {
+    return this.kv.delete(key, revision ? { previousSeq: revision } : undefined);
   }
 
   /**

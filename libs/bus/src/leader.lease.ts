@@ -25,6 +25,8 @@ interface LeaseValue {
 export class LeaderLease {
   readonly holder = randomUUID();
   private revision = 0;
+  /** Counts acquisitions and step-downs: a renewal or a failed activation from an earlier term changes nothing. */
+  private term = 0;
   /** When the lease this holder last created or renewed expires at the latest: TTL after the request was sent. */
   private validUntil = 0;
   private timer?: NodeJS.Timeout;
@@ -70,7 +72,7 @@ export class LeaderLease {
       if (this.stopped) return;
       try {
         if (this.isLeader) await this.renew(onLose);
-        else await this.tryAcquire(onAcquire);
+        else await this.tryAcquire(onAcquire, onLose);
       } catch (e) {
         this.log.warn({ err: e, lease: this.options.name }, 'lease check failed');
         if (this.isLeader) this.stepDown(onLose, 'lease check failed');
@@ -87,13 +89,14 @@ export class LeaderLease {
     if (this.timer) clearTimeout(this.timer);
     await this.transition;
     if (this.isLeader) {
+      const revision = this.revision;
       this.stepDown(onLose, 'stopping');
       await this.transition;
-      await this.kv.delete(this.options.name).catch(() => undefined);
+      await this.release(revision);
     }
   }
 
-  private async tryAcquire(onAcquire: () => Promise<void>): Promise<void> {
+  private async tryAcquire(onAcquire: () => Promise<void>, onLose: () => Promise<void>): Promise<void> {
     try {
       const sent = Date.now();
       this.revision = await this.kv.create(this.options.name, { holder: this.holder, since: new Date().toISOString() });
@@ -108,21 +111,47 @@ export class LeaderLease {
     this.saidStandby = false;
     this.log.info({ lease: this.options.name, holder: this.holder }, 'lease acquired; now active');
     // Not awaited: the next renewal is due in a third of the lease, however long becoming active takes.
-    this.transition = this.transition.then(onAcquire).catch((e) => this.log.error({ err: e }, 'becoming active failed'));
+    const term = ++this.term;
+    this.transition = this.transition.then(onAcquire).catch((e) => this.giveUp(e, term, onLose));
+  }
+
+  /**
+   * Becoming active failed (a JetStream request timed out while the cluster re-elected after losing
+   * a node, say): holding on to the lease would keep every replica standing by behind a holder that
+   * is not active. The holder steps down and releases the lease (only the one it won: a standby may
+   * have taken it over meanwhile), so this replica or another tries again at the next check.
+   */
+  private async giveUp(e: unknown, term: number, onLose: () => Promise<void>): Promise<void> {
+    this.log.error({ err: e, lease: this.options.name }, 'becoming active failed; releasing the lease to try again');
+    if (this.term !== term || !this.isLeader) return; // lost or stepped down meanwhile: onLose is queued already
+    const revision = this.revision;
+    this.stepDown(onLose, 'becoming active failed');
+    await this.release(revision);
+  }
+
+  /** Deletes the lease while `revision` is still its latest (else it was renewed or taken over); failing that, it expires after its TTL. */
+  private release(revision: number): Promise<void> {
+    return this.kv.delete(this.options.name, revision).catch(() => undefined);
   }
 
   private async renew(onLose: () => Promise<void>): Promise<void> {
+    const term = this.term;
     try {
       const sent = Date.now();
-      this.revision = await this.kv.update(this.options.name, { holder: this.holder, since: new Date().toISOString() }, this.revision);
+      const revision = await this.kv.update(this.options.name, { holder: this.holder, since: new Date().toISOString() }, this.revision);
+      // Stepped down while renewing (becoming active failed): what was just renewed is released again.
+      if (this.term !== term) return void (await this.release(revision));
+      this.revision = revision;
       this.validUntil = sent + this.options.ttlMs;
     } catch (e) {
+      if (this.term !== term) return; // stepped down meanwhile, and released what it held
       if (!isRevisionConflict(e)) throw e;
       this.stepDown(onLose, 'lease taken over');
     }
   }
 
   private stepDown(onLose: () => Promise<void>, reason: string): void {
+    this.term += 1;
     this.revision = 0;
     this.validUntil = 0;
     this.log.warn({ lease: this.options.name, reason }, 'lease lost; now standby');

@@ -37,6 +37,52 @@ describe('takeover', () => {
     await lease.stop(async () => undefined);
   });
 
+  // (A bucket of their own: a lease's TTL is its bucket's, set by whoever creates the bucket.)
+  it('LeaderLease - a holder whose becoming active fails releases the lease and tries again, instead of holding it inactive (found by the cluster test)', async () => {
+    const lease = await LeaderLease.open(bus, { bucket: 'test_leases_3s', name: 'flaky', ttlMs: 3000 }, log);
+    let tries = 0;
+    let lost = 0;
+    let active = false;
+    await lease.start(
+      async () => {
+        tries += 1;
+        if (tries === 1) throw new Error('timeout'); // as a JetStream request does while a cluster re-elects
+        active = true;
+      },
+      async () => void (lost += 1),
+    );
+    try {
+      expect(lease.isLeader).toBe(false);
+      // The next check (a third of the TTL later) wins it again, well before the failed term's TTL ran out.
+      await waitFor(() => active, { what: 'active on the second try', timeoutMs: 2500 });
+      expect({ tries, lost, holds: lease.holds }).toEqual({ tries: 2, lost: 1, holds: true });
+    } finally {
+      await lease.stop(async () => undefined);
+    }
+  });
+
+  it('LeaderLease - a standby takes over from a holder that cannot become active', async () => {
+    const broken = await LeaderLease.open(bus, { bucket: 'test_leases_3s', name: 'broken', ttlMs: 3000 }, log);
+    const standby = await LeaderLease.open(bus, { bucket: 'test_leases_3s', name: 'broken', ttlMs: 3000 }, log);
+    let active = false;
+    await broken.start(
+      () => Promise.reject(new Error('cannot become active')),
+      async () => undefined,
+    );
+    await standby.start(
+      async () => void (active = true),
+      async () => undefined,
+    );
+    try {
+      // Well before the TTL: the broken holder let go of it.
+      await waitFor(() => active, { what: 'the standby active', timeoutMs: 2500 });
+      expect(standby.holds).toBe(true);
+    } finally {
+      await broken.stop(async () => undefined);
+      await standby.stop(async () => undefined);
+    }
+  });
+
   it('DurableConsumer - resumed in order twice, with nothing acknowledged after the first resume, starts where the first resume did, not at the start of the stream', async () => {
     const subject = (i: number) => `chorus.wf.acme.query.takeover-${i}`;
     const spec = { stream: bus.options.workflowStream, durable: 'takeover_test', filter: 'chorus.wf.acme.query.*', ackWaitMs: 30_000, maxDeliver: 5, concurrency: 4, resumeInOrder: true };
