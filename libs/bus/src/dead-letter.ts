@@ -1,3 +1,4 @@
+import type { MsgRequest } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { DEAD_LETTER_PREFIX, boundFieldErrors, deadLetterSubject, parseWorkflowSubject, type ErrorDetailsShape, type FieldError } from '@chorus/envelope';
 import type { Bus } from './nats.bus';
@@ -143,9 +144,23 @@ export async function readDeadLetters(bus: Bus, options: { limit: number; tenant
   const startSeq = Math.max(state.first_seq, state.last_seq - scan + 1);
   const filter = `${DEAD_LETTER_PREFIX}.${options.tenantId ?? '*'}.*`;
   const letters: StoredDeadLetter[] = [];
-  for await (const m of readOrdered(bus.js, stream, filter, { startSeq })) {
-    letters.push({ ...m.json<DeadLetter>(), dlq_seq: m.seq });
+  const keep = (letter: DeadLetter, seq: number) => {
+    letters.push({ ...letter, dlq_seq: seq });
     if (letters.length > options.limit) letters.shift();
+  };
+  for (let from = startSeq; ; ) {
+    for await (const m of readOrdered(bus.js, stream, filter, { startSeq: from })) {
+      keep(m.json<DeadLetter>(), m.seq);
+      from = m.seq + 1;
+    }
+    // An ordered read of a wildcard filter from a start sequence stops when the server counts
+    // nothing pending, and nats-server 2.9 once counted 0 one message early (a history read missed
+    // its last message). One request for the next match past what was read (the stream's leader
+    // answers it) says whether the read is complete up to where the stream ended when it began.
+    const missed = await bus.jsm.streams.getMessage(stream, { next_by_subj: filter, seq: from } as unknown as MsgRequest);
+    if (!missed || missed.seq > state.last_seq) break;
+    keep(missed.json<DeadLetter>(), missed.seq);
+    from = missed.seq + 1;
   }
   return letters.reverse();
 }

@@ -86,8 +86,8 @@ export function servicePermissions(bus: Pick<BusOptions, 'workflowStream' | 'dea
       subscribe: ['chorus.hub.*'],
     }),
     ingress: merge(client, { publish: [`$JS.API.CONSUMER.LIST.${WF}`], subscribe: ['chorus.query'] }),
-    // The operator's `chorus dead-letters` reads the dead-letter stream.
-    cli: merge(client, { publish: readers(bus.deadLetterStream) }),
+    // The operator's `chorus dead-letters` reads the dead-letter stream (and checks its read is complete with a message-get).
+    cli: merge(client, { publish: [...readers(bus.deadLetterStream), `$JS.API.STREAM.MSG.GET.${bus.deadLetterStream}`] }),
   };
 }
 
