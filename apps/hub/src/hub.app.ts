@@ -74,6 +74,10 @@ export async function startHub(bus: Bus, config: ChorusConfig, parentLog: Logger
   lease = await retryTransient(() => LeaderLease.open(bus, { bucket: 'chorus_leases', name: HUB_AGENT, ttlMs: config.hub.leaseMs }, log), log, 'opening the lease');
 
   let active: { components: Component[]; responders: Responder[] } | undefined;
+  // Stops everything active, even when something fails to stop (it is logged): a hub left half active without its lease would go on consuming.
+  const stopAll = async (components: Component[], when: string) => {
+    for (const c of components) await c.close().catch((err: unknown) => log.warn({ err, component: c.name }, `closing ${when} failed`));
+  };
   const becomeActive = async () => {
     // What started is stopped again when a later step fails (the lease then steps down and tries again).
     const started: Component[] = [];
@@ -115,7 +119,7 @@ export async function startHub(bus: Bus, config: ChorusConfig, parentLog: Logger
       started.unshift(agent);
       active = { components: started, responders: queries.serveActive() };
     } catch (e) {
-      for (const c of started) await c.close().catch((err: unknown) => log.warn({ err, component: c.name }, 'closing after a failed activation failed'));
+      await stopAll(started, 'after a failed activation');
       hub.deactivate();
       throw e;
     }
@@ -123,11 +127,14 @@ export async function startHub(bus: Bus, config: ChorusConfig, parentLog: Logger
   const becomeStandby = async () => {
     const was = active;
     active = undefined;
-    if (was) {
-      await Promise.all(was.responders.map((r) => r.stop()));
-      for (const c of was.components) await c.close();
+    try {
+      if (was) {
+        await Promise.all(was.responders.map((r) => r.stop().catch((err: unknown) => log.warn({ err }, 'stopping a responder failed'))));
+        await stopAll(was.components, 'on standing by');
+      }
+    } finally {
+      hub.deactivate();
     }
-    hub.deactivate();
   };
   await lease.start(becomeActive, becomeStandby);
   // Every replica, active or standby, is an instance of the hub for discovery.

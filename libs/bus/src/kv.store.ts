@@ -60,8 +60,9 @@ export class KeyValueStore<T> {
   }
 
   /** Deletes `key`; with `revision`, only while that is still its latest revision (else a revision conflict). */
-  delete(key: string, revision?: number): Promise<void> {
-    return this.kv.delete(key, revision ? { previousSeq: revision } : undefined);
+  async delete(key: string, revision?: number): Promise<void> {
+    if (revision !== undefined && revision < 1) throw new Error(`a revision-checked delete of ${key} needs a revision, got ${revision}`);
+    return this.kv.delete(key, revision !== undefined ? { previousSeq: revision } : undefined);
   }
 
   /**

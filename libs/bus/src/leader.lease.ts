@@ -30,10 +30,15 @@ export class LeaderLease {
   /** When the lease this holder last created or renewed expires at the latest: TTL after the request was sent. */
   private validUntil = 0;
   private timer?: NodeJS.Timeout;
+  /** The check under way, if any (stop() waits for it: a lease won while stopping is released again). */
+  private ticking: Promise<void> = Promise.resolve();
   private stopped = false;
   private transition: Promise<void> = Promise.resolve();
   /** Whether this replica said it stands by since it last held the lease (said once, not on every try). */
   private saidStandby = false;
+  /** Activations that failed in a row, and when this replica may contend again after the last one. */
+  private failures = 0;
+  private notBefore = 0;
 
   private constructor(
     private readonly kv: KeyValueStore<LeaseValue>,
@@ -68,31 +73,44 @@ export class LeaderLease {
    * `onAcquire`, when it won).
    */
   async start(onAcquire: () => Promise<void>, onLose: () => Promise<void>): Promise<void> {
-    const tick = async () => {
-      if (this.stopped) return;
+    const check = async () => {
       try {
         if (this.isLeader) await this.renew(onLose);
-        else await this.tryAcquire(onAcquire, onLose);
+        else if (!this.stopped && Date.now() >= this.notBefore) await this.tryAcquire(onAcquire, onLose);
       } catch (e) {
         this.log.warn({ err: e, lease: this.options.name }, 'lease check failed');
         if (this.isLeader) this.stepDown(onLose, 'lease check failed');
       }
-      if (!this.stopped) this.timer = setTimeout(() => void tick(), Math.max(50, Math.floor(this.options.ttlMs / 3)));
+    };
+    const tick = async () => {
+      this.ticking = check();
+      await this.ticking;
+      // A stopping holder goes on renewing until stop() has stepped down (its activation may still be running).
+      if (!this.stopped || this.isLeader) this.timer = setTimeout(() => void tick(), Math.max(50, Math.floor(this.options.ttlMs / 3)));
     };
     await tick();
-    await this.transition;
+    await this.settled();
   }
 
   /** Stops contending; a holder releases its lease so a standby takes over at once. */
   async stop(onLose: () => Promise<void>): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.transition;
+    await this.ticking;
+    await this.settled();
     if (this.isLeader) {
       const revision = this.revision;
       this.stepDown(onLose, 'stopping');
-      await this.transition;
+      await this.settled();
       await this.release(revision);
+    }
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  /** Waits for onAcquire/onLose, including those queued while waiting. */
+  private async settled(): Promise<void> {
+    for (let t = this.transition; ; t = this.transition) {
+      await t;
+      if (t === this.transition) return;
     }
   }
 
@@ -112,21 +130,29 @@ export class LeaderLease {
     this.log.info({ lease: this.options.name, holder: this.holder }, 'lease acquired; now active');
     // Not awaited: the next renewal is due in a third of the lease, however long becoming active takes.
     const term = ++this.term;
-    this.transition = this.transition.then(onAcquire).catch((e) => this.giveUp(e, term, onLose));
+    this.transition = this.transition
+      .then(onAcquire)
+      .then(() => void (this.failures = 0))
+      .catch((e) => this.giveUp(e, term, onLose));
   }
 
   /**
    * Becoming active failed (a JetStream request timed out while the cluster re-elected after losing
    * a node, say): holding on to the lease would keep every replica standing by behind a holder that
    * is not active. The holder steps down and releases the lease (only the one it won: a standby may
-   * have taken it over meanwhile), so this replica or another tries again at the next check.
+   * have taken it over meanwhile), and keeps out of the contest for a while (a lease time, longer
+   * after each failure in a row, with jitter), so that a healthy standby wins it rather than this
+   * replica again at its next check.
    */
-  private async giveUp(e: unknown, term: number, onLose: () => Promise<void>): Promise<void> {
-    this.log.error({ err: e, lease: this.options.name }, 'becoming active failed; releasing the lease to try again');
+  private giveUp(e: unknown, term: number, onLose: () => Promise<void>): void {
+    this.failures += 1;
+    const backOffMs = Math.min(this.options.ttlMs * 2 ** (this.failures - 1), 60_000) * (1 + Math.random() / 2);
+    this.notBefore = Date.now() + backOffMs;
+    this.log.error({ err: e, lease: this.options.name, failures: this.failures, retry_in_ms: Math.round(backOffMs) }, 'becoming active failed; releasing the lease to try again');
     if (this.term !== term || !this.isLeader) return; // lost or stepped down meanwhile: onLose is queued already
     const revision = this.revision;
     this.stepDown(onLose, 'becoming active failed');
-    await this.release(revision);
+    void this.release(revision);
   }
 
   /** Deletes the lease while `revision` is still its latest (else it was renewed or taken over); failing that, it expires after its TTL. */

@@ -43,9 +43,11 @@ describe('takeover', () => {
     let tries = 0;
     let lost = 0;
     let active = false;
+    const triedAt: number[] = [];
     await lease.start(
       async () => {
         tries += 1;
+        triedAt.push(Date.now());
         if (tries === 1) throw new Error('timeout'); // as a JetStream request does while a cluster re-elects
         active = true;
       },
@@ -53,9 +55,11 @@ describe('takeover', () => {
     );
     try {
       expect(lease.isLeader).toBe(false);
-      // The next check (a third of the TTL later) wins it again, well before the failed term's TTL ran out.
-      await waitFor(() => active, { what: 'active on the second try', timeoutMs: 2500 });
+      // It keeps out for a lease time or so (for a healthy standby to win it), then wins it again.
+      await waitFor(() => active, { what: 'active on the second try', timeoutMs: 6000 });
       expect({ tries, lost, holds: lease.holds }).toEqual({ tries: 2, lost: 1, holds: true });
+      // Not at its very next check: a replica that keeps failing must not keep a healthy standby out.
+      expect(triedAt[1] - triedAt[0]).toBeGreaterThanOrEqual(2900);
     } finally {
       await lease.stop(async () => undefined);
     }
@@ -79,6 +83,33 @@ describe('takeover', () => {
       expect(standby.holds).toBe(true);
     } finally {
       await broken.stop(async () => undefined);
+      await standby.stop(async () => undefined);
+    }
+  });
+
+  it('LeaderLease - a holder stopped while it becomes active keeps its lease until it has stepped down: a standby starts only after', async () => {
+    const stopping = await LeaderLease.open(bus, { bucket: 'test_leases', name: 'stopping', ttlMs: 600 }, log);
+    const standby = await LeaderLease.open(bus, { bucket: 'test_leases', name: 'stopping', ttlMs: 600 }, log);
+    const events: string[] = [];
+    const started = stopping.start(
+      async () => {
+        events.push('stopping: activating');
+        await new Promise((r) => setTimeout(r, 2000)); // more than three lease times
+        events.push('stopping: active');
+      },
+      async () => void events.push('stopping: standby'),
+    );
+    await waitFor(() => events.length > 0, { what: 'the first holder activating' });
+    await standby.start(
+      async () => void events.push('standby: active'),
+      async () => undefined,
+    );
+    try {
+      await stopping.stop(async () => void events.push('stopping: standby'));
+      await started;
+      await waitFor(() => events.includes('standby: active'), { what: 'the standby active' });
+      expect(events).toEqual(['stopping: activating', 'stopping: active', 'stopping: standby', 'standby: active']);
+    } finally {
       await standby.stop(async () => undefined);
     }
   });
