@@ -119,8 +119,15 @@ export async function createAgentApp(module: unknown, options: AgentAppOptions, 
 export async function startAgent(name: string, module: unknown, options: AgentAppOptions): Promise<Component> {
   const transport = new JetStreamTransport(options.bus, options.consumer, options.log);
   const app = await createAgentApp(module, options, transport);
-  await app.listen();
-  const service = options.register === false ? undefined : await registerAgentService(options.bus, name, { consumers: transport.durables().join(',') }, options.log);
+  let service: Awaited<ReturnType<typeof registerAgentService>> | undefined;
+  try {
+    await app.listen();
+    if (options.register !== false) service = await registerAgentService(options.bus, name, { consumers: transport.durables().join(',') }, options.log);
+  } catch (e) {
+    // Consumers that did start (an agent may have several) stop again: a caller that retries starts them anew.
+    await app.close().catch((err: unknown) => options.log.warn({ err, agent: name }, 'closing an agent that failed to start failed'));
+    throw e;
+  }
   return {
     name,
     close: async () => {
