@@ -39,6 +39,8 @@ export class LeaderLease {
   /** Activations that failed in a row, and when this replica may contend again after the last one. */
   private failures = 0;
   private notBefore = 0;
+  /** The last try to create the lease got no answer (it may have been stored all the same). */
+  private createUnanswered = false;
 
   private constructor(
     private readonly kv: KeyValueStore<LeaseValue>,
@@ -119,8 +121,22 @@ export class LeaderLease {
       const sent = Date.now();
       this.revision = await this.kv.create(this.options.name, { holder: this.holder, since: new Date().toISOString() });
       this.validUntil = sent + this.options.ttlMs;
+      this.createUnanswered = false;
     } catch (e) {
-      if (!isRevisionConflict(e)) throw e;
+      if (!isRevisionConflict(e)) {
+        this.createUnanswered = true;
+        throw e;
+      }
+      if (this.createUnanswered) {
+        // The last try timed out, but the server may have stored it: a lease this replica holds
+        // without knowing would keep everyone out for a TTL. Released, it is contended for at once.
+        this.createUnanswered = false;
+        const current = await this.kv.get(this.options.name);
+        if (current?.value.holder === this.holder) {
+          this.log.info({ lease: this.options.name }, 'a lease won by a request that timed out is released');
+          return this.release(current.revision);
+        }
+      }
       // Someone holds it: this replica stands by, and says so once.
       if (!this.saidStandby) this.log.info({ lease: this.options.name, holder: this.holder }, 'lease held by another replica; standing by');
       this.saidStandby = true;

@@ -1,7 +1,7 @@
 import type { JsMsg } from '@nats-io/jetstream';
 import { createRootLogger } from '@chorus/observability';
 import { startNats, waitFor, type NatsHandle } from '@chorus/testing';
-import { Bus, DurableConsumer, LeaderLease, defaultBusOptions } from '@chorus/bus';
+import { Bus, DurableConsumer, KeyValueStore, LeaderLease, defaultBusOptions } from '@chorus/bus';
 
 const log = createRootLogger({ name: 'test', level: 'silent' });
 
@@ -111,6 +111,25 @@ describe('takeover', () => {
       expect(events).toEqual(['stopping: activating', 'stopping: active', 'stopping: standby', 'standby: active']);
     } finally {
       await standby.stop(async () => undefined);
+    }
+  });
+
+  it('LeaderLease - a lease stored by a create whose answer timed out is released at the next check, not left to keep everyone out for a TTL (found by review)', async () => {
+    const lease = await LeaderLease.open(bus, { bucket: 'test_leases_3s', name: 'unanswered', ttlMs: 3000 }, log);
+    // What a create that timed out after the server stored it leaves: the key, held in this replica's name.
+    const kv = await KeyValueStore.open<{ holder: string; since: string }>(bus, 'test_leases_3s', { history: 1, ttlMs: 3000 });
+    await kv.create('unanswered', { holder: lease.holder, since: new Date().toISOString() });
+    (lease as unknown as { createUnanswered: boolean }).createUnanswered = true;
+    let active = false;
+    await lease.start(
+      async () => void (active = true),
+      async () => undefined,
+    );
+    try {
+      expect(active).toBe(false); // its first check found the key, and released it
+      await waitFor(() => active, { what: 'active at the next check', timeoutMs: 2000 });
+    } finally {
+      await lease.stop(async () => undefined);
     }
   });
 
