@@ -246,6 +246,13 @@ describe('HTTP - hostile input gets a 400 naming the field, never a 500', () => 
     ]);
   });
 
+  it('tenant_id given twice on a workflow route or /v1/stats is named as given twice, not as a wrong value', async () => {
+    for (const path of ['/v1/workflows/abc', '/v1/workflows/abc/history', '/v1/workflows/abc/events', '/v1/stats']) {
+      const res = await get(`${path}?tenant_id=acme&tenant_id=other`);
+      expect([path, res.status, res.body.errors]).toEqual([path, 400, [{ field: 'tenant_id', messages: ['tenant_id may be given once, not 2 times'] }]]);
+    }
+  });
+
   it('GET /v1/workflows/:id - a path that is not valid percent-encoding is a 400 naming the path', async () => {
     for (const path of ['/v1/workflows/%ZZ', '/v1/workflows/a%E0%A4/history', '/v1/workflows/%/events']) {
       const res = await get(path);

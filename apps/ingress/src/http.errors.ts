@@ -57,10 +57,16 @@ export function checkIds(id: string, tenant: unknown): void {
 export function idErrors(id: string, tenant: unknown): FieldError[] {
   const errors: FieldError[] = [];
   if (!CORRELATION_ID_PATTERN.test(id)) errors.push({ field: 'id', messages: ['id must match [A-Za-z0-9_-]{1,128}'] });
-  if (tenant !== undefined && (typeof tenant !== 'string' || !TENANT_ID_PATTERN.test(tenant))) {
-    errors.push({ field: 'tenant_id', messages: ['tenant_id must match [a-z0-9][a-z0-9_-]{0,62}'] });
-  }
+  errors.push(...tenantIdErrors(tenant));
   return errors;
+}
+
+/** What is wrong with a `tenant_id` query parameter, if anything (given twice, it reaches here as a list). */
+export function tenantIdErrors(tenant: unknown): FieldError[] {
+  if (tenant === undefined) return [];
+  if (Array.isArray(tenant)) return [{ field: 'tenant_id', messages: [`tenant_id may be given once, not ${tenant.length} times`] }];
+  if (typeof tenant !== 'string' || !TENANT_ID_PATTERN.test(tenant)) return [{ field: 'tenant_id', messages: ['tenant_id must match [a-z0-9][a-z0-9_-]{0,62}'] }];
+  return [];
 }
 
 /** ValidationPipe's exceptionFactory: class-validator's tree becomes one entry per field. */

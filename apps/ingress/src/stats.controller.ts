@@ -1,8 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ChorusClient } from '@chorus/bus';
-import { TENANT_ID_PATTERN } from '@chorus/envelope';
-import { InvalidRequestException } from './http.errors';
+import { InvalidRequestException, tenantIdErrors } from './http.errors';
 import { QueryParams } from './query-params.guard';
 import { Tenant, scopedTenant, type TenantScope } from './tenant.guard';
 import { ApiCommonResponses } from './openapi';
@@ -19,9 +18,8 @@ export class StatsController {
   @ApiOperation({ summary: 'Totals and per-agent statistics' })
   @ApiResponse({ status: 200, description: '`{totals, totals_since, agents, window_ms}`: workflows by status, duplicates dropped, late envelopes, retries and dead letters; per agent over the last `window_ms`, steps, errors, error rate and p50/p99 latency' })
   stats(@Query('tenant_id') tenantId: string | undefined, @Tenant() scope: TenantScope): Promise<unknown> {
-    if (tenantId !== undefined && !TENANT_ID_PATTERN.test(tenantId)) {
-      throw new InvalidRequestException([{ field: 'tenant_id', messages: ['tenant_id must match [a-z0-9][a-z0-9_-]{0,62}'] }], 'invalid query string');
-    }
+    const errors = tenantIdErrors(tenantId);
+    if (errors.length > 0) throw new InvalidRequestException(errors, 'invalid query string');
     return this.client.stats(scope.authenticated ? scopedTenant(scope, tenantId) : tenantId);
   }
 }
