@@ -153,7 +153,7 @@ describe('hub failover', () => {
     expect(views[0].late_envelopes).toBe(0);
   });
 
-  it('a hub that takes over past the duplicate window does not announce again the ends the hub before it announced and did not save', async () => {
+  it('a hub that takes over past the duplicate window does not announce again the ends the hub before it announced and did not save (also when the publisher\'s clock is ahead)', async () => {
     // A duplicate window of 1 s (each hub sets the stream's), so the takeover comes after it.
     const env = { CHORUS_DUPLICATE_WINDOW_MS: '1000' };
     const h1 = startHub(env);
@@ -166,7 +166,8 @@ describe('hub failover', () => {
     await h1.stop('SIGKILL');
     // What a hub that lost its lease before saving leaves behind: the answer and its announcement,
     // and the announcement of the other's timeout, stored; its ledger still says running.
-    const response = answerOf(answered, 'what does a takeover announce', 'once');
+    // Its responder's clock is a minute ahead: by its own timestamp the answer would look fresh to the new hub (inside the window).
+    const response = { ...answerOf(answered, 'what does a takeover announce', 'once'), timestamp: new Date(Date.now() + 60_000).toISOString() };
     await f.chorus.bus.publish(response);
     const end = (status: 'completed' | 'timed_out', previous: Envelope) =>
       deriveEnvelope(previous, { messageType: 'status_update', agent: 'hub', payload: { workflow_status: status, previous_status: 'running', step: null, reason: 'before the takeover' }, nextSteps: [] });

@@ -2,6 +2,19 @@ import { readWorkflowHistory, type Bus } from '@chorus/bus';
 import { HUB_AGENT, type StatusChange, type WorkflowRecord } from '@chorus/correlation';
 import { idempotencyKey, parseEnvelope, type Envelope, type StatusUpdatePayload } from '@chorus/envelope';
 
+/** The envelope that caused a change (none for a timeout), and when the stream stored it, if known. */
+export interface Cause {
+  cause?: Envelope;
+  /** The stream's clock (HandlerContext.storedAt); the envelope's own `timestamp` is its publisher's. */
+  causeStoredAt?: () => number;
+}
+
+/** How long ago the cause was published: by the stream's clock when known (a publisher's clock ahead must not make an old envelope look fresh). */
+export function causeAgeMs({ cause, causeStoredAt }: Cause): number {
+  if (!cause) return Infinity;
+  return Date.now() - (causeStoredAt ? causeStoredAt() : Date.parse(cause.timestamp));
+}
+
 /** An announcement found in the stream: what the hub records in its place. */
 export interface StoredAnnouncement {
   envelope: Envelope;
@@ -23,10 +36,10 @@ export async function announcedBefore(
   bus: Bus,
   record: WorkflowRecord,
   emits: readonly StatusChange[],
-  cause: Envelope | undefined,
+  cause: Cause,
 ): Promise<Map<string, StoredAnnouncement>> {
   const found = new Map<string, StoredAnnouncement>();
-  if (emits.length === 0 || (cause && Date.now() - Date.parse(cause.timestamp) < bus.options.duplicateWindowMs / 2)) return found;
+  if (emits.length === 0 || causeAgeMs(cause) < bus.options.duplicateWindowMs / 2) return found;
   // Only this workflow's: stored after the first envelope its record saw. The stream keeps an id
   // longer than the ledger does, and a reused one (an idempotency key submitted again a day later)
   // has the earlier workflow's announcements under the same keys.

@@ -11,6 +11,6 @@ export class EnvelopeHandler {
 
   @OnEnvelope(ALL_MESSAGE_TYPES)
   async handle(@Payload() envelope: Envelope, @Ctx() ctx: HandlerContext): Promise<void> {
-    await this.hub.onEnvelope(envelope, { idempotencyKey: ctx.idempotencyKey, streamSeq: ctx.streamSeq }, ctx.log);
+    await this.hub.onEnvelope(envelope, { idempotencyKey: ctx.idempotencyKey, streamSeq: ctx.streamSeq }, ctx.log, () => ctx.storedAt);
   }
 }

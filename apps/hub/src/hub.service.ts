@@ -25,7 +25,7 @@ import {
 import { unbound, type Logger } from '@chorus/observability';
 import { HubNotActiveError, WorkflowNotRecordedYetError } from './hub.errors';
 import { AgentStats, TenantAgentStats } from './agent.stats';
-import { announcedBefore } from './announced-before';
+import { announcedBefore, causeAgeMs, type Cause } from './announced-before';
 import { DeadlineSweeper, type DeadlineSweeperOptions } from './deadline.sweeper';
 import { KeyedMutex } from './keyed.mutex';
 import { fillRecentIndexPatiently, readTakeoverWindow, type TakeoverTarget } from './ledger.takeover';
@@ -39,9 +39,12 @@ const MAX_CONFLICT_RETRIES = 8;
 /** Kinds of ledger events; their counts are the hub's totals. */
 export const LEDGER_EVENTS = ['created', 'completed', 'failed', 'timed_out', 'cancelled', 'duplicate', 'late', 'retried'] as const;
 
+/** What queued a change: the envelope (and when the stream stored it), and the id its counted events carry. */
+type UpdateContext = Cause & { eventId: string };
+
 interface QueuedUpdate {
   transition: (current: WorkflowRecord | null) => Transition | null | Promise<Transition | null>;
-  context: { cause?: Envelope; eventId: string };
+  context: UpdateContext;
   log: Logger;
   resolve: (t: Transition | null) => void;
   reject: (error: unknown) => void;
@@ -143,7 +146,7 @@ export class HubService {
    * Records one envelope of the workflow stream. A NATS outage is waited out here, holding the
    * workflow's turn, so its envelopes are still applied in order once NATS is back.
    */
-  onEnvelope(envelope: Envelope, delivery: Delivery, log: Logger): Promise<Transition | null> {
+  onEnvelope(envelope: Envelope, delivery: Delivery, log: Logger, storedAt?: () => number): Promise<Transition | null> {
     const apply = async (current: WorkflowRecord | null, retrySource?: Envelope | null) => {
       if (StrayEnvelopes.isStray(envelope, current)) return this.strays.leaveOut(envelope, delivery.streamSeq, log);
       const t = applyEnvelope(current, envelope, delivery, new Date(), { retrySource });
@@ -156,7 +159,7 @@ export class HubService {
     const transition = isRetryCommand(envelope)
       ? async (current: WorkflowRecord | null) => apply(current, retryWouldStart(current) ? await this.retries.ranQuery(current) : null)
       : apply;
-    return this.update(envelope.tenant_id, envelope.correlation_id, log, transition, { cause: envelope, eventId: `s${delivery.streamSeq}` });
+    return this.update(envelope.tenant_id, envelope.correlation_id, log, transition, { cause: envelope, causeStoredAt: storedAt, eventId: `s${delivery.streamSeq}` });
   }
 
   /** Counts a re-publish that the stream dropped (reported on `chorus.dup.…`). */
@@ -201,7 +204,7 @@ export class HubService {
     correlationId: string,
     log: Logger,
     transition: QueuedUpdate['transition'],
-    context: { cause?: Envelope; eventId: string },
+    context: UpdateContext,
   ): Promise<Transition | null> {
     const key = ledgerKey(tenantId, correlationId);
     return new Promise((resolve, reject) => {
@@ -234,7 +237,7 @@ export class HubService {
         const outcomes = await retryTransient(async () => {
           for (let attempt = 1; ; attempt++) {
             if (!this.mayWrite()) return NOT_ACTIVE;
-            const assumeNew = attempt === 1 && this.isFreshQuery(batch[0].context.cause);
+            const assumeNew = attempt === 1 && this.isFreshQuery(batch[0].context);
             const stored: LedgerEntry | null = await this.ledger.load(tenantId, correlationId, { assumeNew });
             const base = stored?.record ?? null;
             let applied = await this.apply(key, base, batch);
@@ -317,7 +320,7 @@ export class HubService {
       // The counted events and the announcement go out together (one round trip, not two): both are
       // acknowledged before the save, and a client that confirms the end with the hub waits for it.
       let record = t.record;
-      const earlier = await announcedBefore(this.bus, t.record, t.emits, item.context.cause);
+      const earlier = await announcedBefore(this.bus, t.record, t.emits, item.context);
       const announced = async () => {
         for (const change of t.emits) {
           const stored = earlier.get(change.status);
@@ -354,8 +357,8 @@ export class HubService {
    * meanwhile carry the same ids as the first time and the streams drop them, which holds only
    * inside the window, hence "fresh".
    */
-  private isFreshQuery(envelope: Envelope | undefined): boolean {
-    return envelope?.message_type === 'query' && Date.now() - Date.parse(envelope.timestamp) < this.bus.options.duplicateWindowMs / 2;
+  private isFreshQuery(context: UpdateContext): boolean {
+    return context.cause?.message_type === 'query' && causeAgeMs(context) < this.bus.options.duplicateWindowMs / 2;
   }
 
   /** Counts the transition's events; a status in `announced` was counted with its first announcement. */

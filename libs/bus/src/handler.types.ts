@@ -17,6 +17,11 @@ export interface HandlerContext {
   readonly idempotencyKey: string;
   /** Its sequence in the workflow stream: a redelivery has the same, a re-publish a new one. */
   readonly streamSeq: number;
+  /**
+   * When the stream stored it (ms since the epoch, by the server's clock, which the stream's
+   * duplicate window also runs on): unlike the envelope's `timestamp`, not up to its publisher's clock.
+   */
+  readonly storedAt: number;
   /** Tells the server the handler is still working, so it does not redeliver yet. */
   working(): void;
 }

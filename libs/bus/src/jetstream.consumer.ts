@@ -191,6 +191,10 @@ export class JetStreamConsumer {
       delivery,
       idempotencyKey: boundedKey(m.headers?.get('Nats-Msg-Id')) || idempotencyKey(envelope.correlation_id, envelope.message_type, envelope.agent),
       streamSeq: m.seq,
+      // Made on first use too (parsed from the message's reply subject); the hub reads it for some envelopes.
+      get storedAt() {
+        return m.time.getTime();
+      },
       working: () => m.working(),
     };
     return {
