@@ -1,4 +1,4 @@
-import { AckPolicy, DeliverPolicy, type ConsumerConfig, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, type Consumer, type ConsumerConfig, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
 import type { Logger } from '@chorus/observability';
 import type { Bus } from './nats.bus';
@@ -21,6 +21,11 @@ export interface DurableConsumerSpec {
    * instead of after their ack wait.
    */
   resumeInOrder?: boolean;
+  /**
+   * How often a consumer that has received nothing for a while asks the server whether it should
+   * have (default 10 s); see {@link DurableConsumer} on stalls.
+   */
+  stallCheckMs?: number;
 }
 
 /** Creates the durable pull consumer, or brings its settings up to date. */
@@ -89,14 +94,13 @@ async function resumeFromAckFloor(bus: Bus, spec: DurableConsumerSpec, log: Logg
   await addAt(bus, spec, from);
 }
 
-/** Creates the durable consumer to deliver from stream sequence `from` on. */
-async function addAt(bus: Bus, spec: DurableConsumerSpec, from: number): Promise<void> {
+/** Creates the durable consumer to deliver from stream sequence `from` on (or from what was stored at or after that time). */
+async function addAt(bus: Bus, spec: DurableConsumerSpec, from: number | Date): Promise<void> {
   await bus.jsm.consumers.add(spec.stream, {
     durable_name: spec.durable,
     filter_subject: spec.filter,
     ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.StartSequence,
-    opt_start_seq: from,
+    ...(typeof from === 'number' ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from } : { deliver_policy: DeliverPolicy.StartTime, opt_start_time: from.toISOString() }),
     ack_wait: nanos(spec.ackWaitMs),
     max_deliver: spec.maxDeliver,
     max_ack_pending: spec.maxAckPending ?? Math.max(1000, spec.concurrency * 4),
@@ -120,6 +124,14 @@ export class DurableConsumer {
   private readonly linked = new Set<AbortController>();
   private loop?: Promise<void>;
   private waiter?: () => void;
+  private stopped = false;
+  private watchdog?: NodeJS.Timeout;
+  private checking = false;
+  /** When this process last received a message, the highest stream sequence it received, and since when the server has said the consumer does not exist. */
+  private lastDelivery = Date.now();
+  private lastSeq = 0;
+  private missingSince?: number;
+  private startedAt = new Date();
 
   constructor(
     private readonly bus: Bus,
@@ -161,13 +173,77 @@ export class DurableConsumer {
       this.log,
       `creating consumer ${this.spec.durable}`,
     );
+    this.startedAt = new Date();
+    await this.pull(consumer);
+    const every = this.spec.stallCheckMs ?? 10_000;
+    this.watchdog = setInterval(() => void this.checkStalled(every), every);
+    this.watchdog.unref();
+  }
+
+  /** Starts pulling (again): the loop over the messages runs until they are closed. */
+  private async pull(consumer: Consumer): Promise<void> {
     // Short pulls (and heartbeats at half of them) notice a lost server in seconds, not half a minute.
-    this.messages = await consumer.consume({ max_messages: Math.max(8, this.spec.concurrency), expires: 5000 });
-    this.loop = this.run(this.messages);
+    const messages = await consumer.consume({ max_messages: Math.max(8, this.spec.concurrency), expires: 5000 });
+    this.messages = messages;
+    const previous = this.loop;
+    const loop = this.run(messages);
+    this.loop = previous ? Promise.all([previous, loop]).then(() => undefined) : loop;
+  }
+
+  /**
+   * A consumer can stop receiving without a word, and the NATS client does not recover it:
+   * - deleted on the server (by an operator, or lost by a cluster), the client waits for it to come
+   *   back, and every workflow then timed out waiting for that agent until its process restarted;
+   * - after a NATS cluster lost its quorum, the server held messages for a consumer whose replicas
+   *   had no pull request registered (`num_waiting` 0), again until a process restarted.
+   * So a consumer that has received nothing for two checks while it has room asks the server: one
+   * that has messages for it is pulled anew; one the server has not had for three checks is created
+   * again, from after the last message this process received (from the start of the stream if it
+   * received none), and what comes again is handled idempotently.
+   */
+  private async checkStalled(every: number): Promise<void> {
+    if (this.stopped || this.checking || this.inFlight.size >= this.spec.concurrency || Date.now() - this.lastDelivery < 2 * every) return;
+    this.checking = true;
+    try {
+      let info;
+      try {
+        info = await this.bus.jsm.consumers.info(this.spec.stream, this.spec.durable);
+        this.missingSince = undefined;
+      } catch (e) {
+        if (!/consumer not found/i.test(String((e as Error).message))) return;
+        this.missingSince ??= Date.now();
+        if (Date.now() - this.missingSince < 2.5 * every || this.stopped) return;
+        // After the last message this process received, or (none) from when it started consuming:
+        // not from the start of the stream, which could be millions of messages.
+        const from = this.lastSeq > 0 ? this.lastSeq + 1 : this.startedAt;
+        this.log.error({ consumer: this.spec.durable, from: typeof from === 'number' ? `seq ${from}` : from.toISOString() }, 'consumer is gone from the server; creating it again');
+        this.missingSince = undefined;
+        await addAt(this.bus, this.spec, from).catch((err: unknown) => {
+          // Another replica created it first: that is as good.
+          if (!/already (exists|in use)/i.test(String((err as Error).message))) this.log.warn({ err, consumer: this.spec.durable }, 'creating the consumer again failed; will retry');
+        });
+        return;
+      }
+      // Nothing to deliver, or the server holds it back by right (as many unacknowledged as allowed: a replica that died holds some until their ack wait).
+      const limit = info.config.max_ack_pending ?? -1;
+      if (info.num_pending === 0 || (limit > 0 && info.num_ack_pending >= limit) || this.stopped) return;
+      this.log.warn({ consumer: this.spec.durable, pending: info.num_pending, waiting: info.num_waiting, idle_ms: Date.now() - this.lastDelivery }, 'consumer stalled: messages pending, none received; pulling anew');
+      this.lastDelivery = Date.now();
+      const stale = this.messages;
+      await this.pull(await this.bus.js.consumers.get(this.spec.stream, this.spec.durable));
+      await stale?.close();
+    } catch (e) {
+      this.log.warn({ err: e, consumer: this.spec.durable }, 'checking the consumer for a stall failed');
+    } finally {
+      this.checking = false;
+    }
   }
 
   /** Stops pulling, lets in-flight messages finish (up to `graceMs`), then aborts them. */
   async stop(graceMs = 5000): Promise<void> {
+    this.stopped = true;
+    if (this.watchdog) clearInterval(this.watchdog);
+    while (this.checking) await new Promise((r) => setTimeout(r, 10));
     await this.messages?.close();
     await this.loop;
     const timer = setTimeout(() => {
@@ -183,6 +259,8 @@ export class DurableConsumer {
     try {
       for await (const m of messages) {
         const seq = m.info.streamSequence;
+        this.lastDelivery = Date.now();
+        if (seq > this.lastSeq) this.lastSeq = seq;
         const handled = this.handling.get(seq);
         if (handled !== undefined) {
           // The server gave up waiting and sent again a message this process is still handling (a

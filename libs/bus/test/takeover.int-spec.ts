@@ -133,6 +133,40 @@ describe('takeover', () => {
     }
   });
 
+  it('DurableConsumer - a consumer deleted on the server is created again, from after the last message received, and its messages flow again without a restart (found by the cluster exploration)', async () => {
+    const subject = (i: number) => `chorus.wf.gone.query.wf-${i}`;
+    const spec = { stream: bus.options.workflowStream, durable: 'gone_test', filter: 'chorus.wf.gone.query.*', ackWaitMs: 30_000, maxDeliver: 5, concurrency: 4, stallCheckMs: 300 };
+    const seen: number[] = [];
+    const consumer = new DurableConsumer(bus, spec, async (m: JsMsg) => void (seen.push(m.seq), m.ack()), log);
+    await consumer.start();
+    try {
+      const first = (await bus.js.publish(subject(0), '{}')).seq;
+      await waitFor(() => seen.includes(first), { what: 'the first message' });
+      await bus.jsm.consumers.delete(spec.stream, spec.durable);
+      const later = [(await bus.js.publish(subject(1), '{}')).seq, (await bus.js.publish(subject(2), '{}')).seq];
+      await waitFor(() => later.every((seq) => seen.includes(seq)), { what: 'the messages stored after the delete', timeoutMs: 20_000 });
+      expect(seen).toEqual([first, ...later]); // nothing before them again
+    } finally {
+      await consumer.stop(0);
+    }
+  }, 30_000);
+
+  it('DurableConsumer - a consumer whose pulls go unanswered while the server holds messages for it pulls anew', async () => {
+    const subject = (i: number) => `chorus.wf.stall.query.wf-${i}`;
+    const spec = { stream: bus.options.workflowStream, durable: 'stall_test', filter: 'chorus.wf.stall.query.*', ackWaitMs: 30_000, maxDeliver: 5, concurrency: 4, stallCheckMs: 300 };
+    const seen: number[] = [];
+    const consumer = new DurableConsumer(bus, spec, async (m: JsMsg) => void (seen.push(m.seq), m.ack()), log);
+    await consumer.start();
+    try {
+      // What a cluster that lost its quorum left: the client pulling into a void (here, its inbox gone).
+      (consumer as unknown as { messages: { sub: { unsubscribe(): void } } }).messages.sub.unsubscribe();
+      const stored = [(await bus.js.publish(subject(1), '{}')).seq, (await bus.js.publish(subject(2), '{}')).seq];
+      await waitFor(() => stored.every((seq) => seen.includes(seq)), { what: 'the messages stored meanwhile', timeoutMs: 10_000 });
+    } finally {
+      await consumer.stop(0);
+    }
+  }, 30_000);
+
   it('DurableConsumer - resumed in order twice, with nothing acknowledged after the first resume, starts where the first resume did, not at the start of the stream', async () => {
     const subject = (i: number) => `chorus.wf.acme.query.takeover-${i}`;
     const spec = { stream: bus.options.workflowStream, durable: 'takeover_test', filter: 'chorus.wf.acme.query.*', ackWaitMs: 30_000, maxDeliver: 5, concurrency: 4, resumeInOrder: true };
