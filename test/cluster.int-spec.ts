@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDeployment, startNatsCluster, type ChorusDeployment, type NatsCluster } from '../scripts/cluster/cluster.launcher';
+import { waitFor } from '@chorus/testing';
 import { getJson, postJson } from './chorus.fixture';
 
 /**
@@ -55,5 +56,20 @@ describe('cluster', () => {
     // A failed read shows its status and error, not just its status, and what the apps logged.
     if (reads.some((r) => r.status !== 200)) console.error(problems());
     expect(reads.map((r) => (r.status === 200 ? 200 : `HTTP ${r.status}: ${JSON.stringify(r.body)}`))).toEqual(Array(20).fill(200));
+  }, 120_000);
+
+  it('cluster - with two of three NATS nodes lost (no quorum), /ready says so; with one back, it is ready again', async () => {
+    await cluster.nodes[2].stop('SIGKILL'); // (lost already when the tests before it ran)
+    await cluster.nodes[1].stop('SIGKILL');
+    const ready = async () => (await getJson(`${deployment.url}/ready`)).status;
+    // Once the apps have moved to the one server left (a 503 while reconnecting says nothing about
+    // the quorum): that server has a copy of the stream and still answered its info, and /ready
+    // said 200 while nothing could be stored.
+    await new Promise((r) => setTimeout(r, 12_000));
+    const answers: number[] = [];
+    for (let i = 0; i < 5; i++, await new Promise((r) => setTimeout(r, 1000))) answers.push(await ready());
+    expect(answers).toEqual(Array(5).fill(503));
+    await cluster.restart(1);
+    await waitFor(async () => ((await ready()) === 200 ? true : undefined), { what: '/ready 200 with a quorum again', timeoutMs: 60_000, intervalMs: 500 });
   }, 120_000);
 });

@@ -299,7 +299,14 @@ export class Bus {
     // While reconnecting, a request would wait for its timeout; a probe needs its answer now.
     if (this.reconnecting) return { ready: false, detail: { nats: 'disconnected, reconnecting' } };
     try {
-      await this.jsm.streams.info(this.options.workflowStream);
+      const { cluster } = await this.jsm.streams.info(this.options.workflowStream);
+      // A replicated stream that lost its quorum still answers this from a server that has a copy,
+      // while nothing can be stored in it (a submission then waits ~10 s for its 503).
+      const replicas = cluster?.replicas ?? [];
+      const healthy = (cluster?.leader ? 1 : 0) + replicas.filter((r) => r.current && !r.offline).length;
+      if (cluster && healthy < Math.floor((replicas.length + 1) / 2) + 1) {
+        return { ready: false, detail: { nats: this.nc.getServer(), stream: `${this.options.workflowStream} has no quorum: ${healthy} of ${replicas.length + 1} replicas current${cluster.leader ? '' : ', no leader'}` } };
+      }
       return { ready: true, detail: { nats: this.nc.getServer(), stream: this.options.workflowStream } };
     } catch (e) {
       return { ready: false, detail: { nats: this.nc.getServer(), stream: `unreachable: ${(e as Error).message}` } };
