@@ -92,12 +92,12 @@ export class WorkflowsController {
     return history;
   }
 
-  /** Cancels a workflow that has not finished: 202, then the hub records it as cancelled. */
+  /** Cancels a workflow that has not finished: 202, then the hub records it as cancelled, unless it ended first. */
   @Post(':id/cancel')
   @QueryParams('tenant_id')
   @HttpCode(202)
   @ApiOperation({ summary: 'Cancel a workflow that has not finished' })
-  @ApiResponse({ status: 202, type: CancellingSchema, description: '`{correlation_id, status: "cancelling"}`: the hub records it as cancelled' })
+  @ApiResponse({ status: 202, type: CancellingSchema, description: '`{correlation_id, status: "cancelling"}`: the cancel is published; the hub records the workflow as cancelled unless an end it reached meanwhile (its response, a failure, its deadline) comes first. Read the workflow for how it ended' })
   @ApiResponse({ status: 404, type: ErrorBodySchema, description: "Unknown, expired, or another tenant's" })
   @ApiResponse({ status: 409, type: ConflictBodySchema, description: 'Already finished' })
   @ApiBodyErrors()
