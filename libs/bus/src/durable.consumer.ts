@@ -1,4 +1,4 @@
-import { AckPolicy, DeliverPolicy, type Consumer, type ConsumerConfig, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, type Consumer, type ConsumerConfig, type ConsumerInfo, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
 import type { Logger } from '@chorus/observability';
 import type { Bus } from './nats.bus';
@@ -29,7 +29,7 @@ export interface DurableConsumerSpec {
 }
 
 /** Creates the durable pull consumer, or brings its settings up to date. */
-export async function ensureDurableConsumer(bus: Bus, spec: DurableConsumerSpec): Promise<void> {
+export async function ensureDurableConsumer(bus: Bus, spec: DurableConsumerSpec): Promise<ConsumerInfo | undefined> {
   const maxAckPending = spec.maxAckPending ?? Math.max(1000, spec.concurrency * 4);
   const config: Partial<ConsumerConfig> & { durable_name: string } = {
     durable_name: spec.durable,
@@ -41,27 +41,30 @@ export async function ensureDurableConsumer(bus: Bus, spec: DurableConsumerSpec)
     max_ack_pending: maxAckPending,
   };
   try {
-    const { config: c } = await bus.jsm.consumers.info(spec.stream, spec.durable);
+    const info = await bus.jsm.consumers.info(spec.stream, spec.durable);
+    const c = info.config;
     if (
       c.filter_subject !== config.filter_subject ||
       c.ack_wait !== config.ack_wait ||
       c.max_deliver !== config.max_deliver ||
       c.max_ack_pending !== maxAckPending
     ) {
-      await bus.jsm.consumers.update(spec.stream, spec.durable, {
+      return await bus.jsm.consumers.update(spec.stream, spec.durable, {
         filter_subject: config.filter_subject,
         ack_wait: config.ack_wait,
         max_deliver: config.max_deliver,
         max_ack_pending: maxAckPending,
       });
     }
+    return info;
   } catch (e) {
     if (!/not found/i.test(String((e as Error).message))) throw e;
     try {
-      await bus.jsm.consumers.add(spec.stream, config);
+      return await bus.jsm.consumers.add(spec.stream, config);
     } catch (addError) {
       // A replica created it between our look-up and our add.
       if (!/already (exists|in use)/i.test(String((addError as Error).message))) throw addError;
+      return undefined;
     }
   }
 }
@@ -94,13 +97,14 @@ async function resumeFromAckFloor(bus: Bus, spec: DurableConsumerSpec, log: Logg
   await addAt(bus, spec, from);
 }
 
-/** Creates the durable consumer to deliver from stream sequence `from` on (or from what was stored at or after that time). */
-async function addAt(bus: Bus, spec: DurableConsumerSpec, from: number | Date): Promise<void> {
+/** Creates the durable consumer to deliver from stream sequence `from` on. */
+async function addAt(bus: Bus, spec: DurableConsumerSpec, from: number): Promise<void> {
   await bus.jsm.consumers.add(spec.stream, {
     durable_name: spec.durable,
     filter_subject: spec.filter,
     ack_policy: AckPolicy.Explicit,
-    ...(typeof from === 'number' ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from } : { deliver_policy: DeliverPolicy.StartTime, opt_start_time: from.toISOString() }),
+    deliver_policy: DeliverPolicy.StartSequence,
+    opt_start_seq: from,
     ack_wait: nanos(spec.ackWaitMs),
     max_deliver: spec.maxDeliver,
     max_ack_pending: spec.maxAckPending ?? Math.max(1000, spec.concurrency * 4),
@@ -127,11 +131,11 @@ export class DurableConsumer {
   private stopped = false;
   private watchdog?: NodeJS.Timeout;
   private checking = false;
-  /** When this process last received a message, the highest stream sequence it received, and since when the server has said the consumer does not exist. */
+  /** When this process last received a message, and since when the server has said the consumer does not exist. */
   private lastDelivery = Date.now();
-  private lastSeq = 0;
   private missingSince?: number;
-  private startedAt = new Date();
+  /** The consumer's acknowledgement floor (stream sequence) as last seen: where it is created again from, if it is gone. */
+  private ackFloor = 0;
 
   constructor(
     private readonly bus: Bus,
@@ -167,27 +171,26 @@ export class DurableConsumer {
     const consumer = await retryTransient(
       async () => {
         if (this.spec.resumeInOrder) await resumeFromAckFloor(this.bus, this.spec, this.log, resume);
-        await ensureDurableConsumer(this.bus, this.spec);
+        const info = await ensureDurableConsumer(this.bus, this.spec);
+        if (info) this.ackFloor = info.ack_floor.stream_seq;
         return this.bus.js.consumers.get(this.spec.stream, this.spec.durable);
       },
       this.log,
       `creating consumer ${this.spec.durable}`,
     );
-    this.startedAt = new Date();
+    if (this.stopped) return;
     await this.pull(consumer);
+    this.lastDelivery = Date.now();
     const every = this.spec.stallCheckMs ?? 10_000;
     this.watchdog = setInterval(() => void this.checkStalled(every), every);
     this.watchdog.unref();
   }
 
-  /** Starts pulling (again): the loop over the messages runs until they are closed. */
+  /** Starts pulling: the loop over the messages runs until they are closed. */
   private async pull(consumer: Consumer): Promise<void> {
     // Short pulls (and heartbeats at half of them) notice a lost server in seconds, not half a minute.
-    const messages = await consumer.consume({ max_messages: Math.max(8, this.spec.concurrency), expires: 5000 });
-    this.messages = messages;
-    const previous = this.loop;
-    const loop = this.run(messages);
-    this.loop = previous ? Promise.all([previous, loop]).then(() => undefined) : loop;
+    this.messages = await consumer.consume({ max_messages: Math.max(8, this.spec.concurrency), expires: 5000 });
+    this.loop = this.run(this.messages);
   }
 
   /**
@@ -197,9 +200,10 @@ export class DurableConsumer {
    * - after a NATS cluster lost its quorum, the server held messages for a consumer whose replicas
    *   had no pull request registered (`num_waiting` 0), again until a process restarted.
    * So a consumer that has received nothing for two checks while it has room asks the server: one
-   * that has messages for it is pulled anew; one the server has not had for three checks is created
-   * again, from after the last message this process received (from the start of the stream if it
-   * received none), and what comes again is handled idempotently.
+   * that has messages for it is pulled anew (the old pull closed and its loop ended first: one loop
+   * at a time keeps the hub's envelopes in order); one the server has not had for 2.5 checks is
+   * created again from its acknowledgement floor as last seen (at start or at an earlier check), and
+   * what comes again is handled idempotently.
    */
   private async checkStalled(every: number): Promise<void> {
     if (this.stopped || this.checking || this.inFlight.size >= this.spec.concurrency || Date.now() - this.lastDelivery < 2 * every) return;
@@ -209,14 +213,17 @@ export class DurableConsumer {
       try {
         info = await this.bus.jsm.consumers.info(this.spec.stream, this.spec.durable);
         this.missingSince = undefined;
+        this.ackFloor = info.ack_floor.stream_seq;
       } catch (e) {
         if (!/consumer not found/i.test(String((e as Error).message))) return;
         this.missingSince ??= Date.now();
         if (Date.now() - this.missingSince < 2.5 * every || this.stopped) return;
         // After the last message this process received, or (none) from when it started consuming:
         // not from the start of the stream, which could be millions of messages.
-        const from = this.lastSeq > 0 ? this.lastSeq + 1 : this.startedAt;
-        this.log.error({ consumer: this.spec.durable, from: typeof from === 'number' ? `seq ${from}` : from.toISOString() }, 'consumer is gone from the server; creating it again');
+        // Not from the start of the stream (millions of messages), nor from after the last message this
+        // process received (another replica may hold earlier ones unacknowledged, or due again).
+        const from = this.ackFloor + 1;
+        this.log.error({ consumer: this.spec.durable, from_seq: from }, 'consumer is gone from the server; creating it again');
         this.missingSince = undefined;
         await addAt(this.bus, this.spec, from).catch((err: unknown) => {
           // Another replica created it first: that is as good.
@@ -229,9 +236,9 @@ export class DurableConsumer {
       if (info.num_pending === 0 || (limit > 0 && info.num_ack_pending >= limit) || this.stopped) return;
       this.log.warn({ consumer: this.spec.durable, pending: info.num_pending, waiting: info.num_waiting, idle_ms: Date.now() - this.lastDelivery }, 'consumer stalled: messages pending, none received; pulling anew');
       this.lastDelivery = Date.now();
-      const stale = this.messages;
-      await this.pull(await this.bus.js.consumers.get(this.spec.stream, this.spec.durable));
-      await stale?.close();
+      await this.messages?.close();
+      await this.loop;
+      if (!this.stopped) await this.pull(await this.bus.js.consumers.get(this.spec.stream, this.spec.durable));
     } catch (e) {
       this.log.warn({ err: e, consumer: this.spec.durable }, 'checking the consumer for a stall failed');
     } finally {
@@ -260,7 +267,6 @@ export class DurableConsumer {
       for await (const m of messages) {
         const seq = m.info.streamSequence;
         this.lastDelivery = Date.now();
-        if (seq > this.lastSeq) this.lastSeq = seq;
         const handled = this.handling.get(seq);
         if (handled !== undefined) {
           // The server gave up waiting and sent again a message this process is still handling (a

@@ -302,10 +302,12 @@ export class Bus {
       const { cluster } = await this.jsm.streams.info(this.options.workflowStream);
       // A replicated stream that lost its quorum still answers this from a server that has a copy,
       // while nothing can be stored in it (a submission then waits ~10 s for its 503).
+      // (Without a leader, the server answering lists itself among the replicas: no count is needed.)
       const replicas = cluster?.replicas ?? [];
-      const healthy = (cluster?.leader ? 1 : 0) + replicas.filter((r) => r.current && !r.offline).length;
-      if (cluster && healthy < Math.floor((replicas.length + 1) / 2) + 1) {
-        return { ready: false, detail: { nats: this.nc.getServer(), stream: `${this.options.workflowStream} has no quorum: ${healthy} of ${replicas.length + 1} replicas current${cluster.leader ? '' : ', no leader'}` } };
+      const healthy = 1 + replicas.filter((r) => r.current && !r.offline).length;
+      if (cluster && (!cluster.leader || healthy < Math.floor((replicas.length + 1) / 2) + 1)) {
+        const why = cluster.leader ? `${healthy} of ${replicas.length + 1} replicas current` : 'no leader';
+        return { ready: false, detail: { nats: this.nc.getServer(), stream: `${this.options.workflowStream} has no quorum: ${why}` } };
       }
       return { ready: true, detail: { nats: this.nc.getServer(), stream: this.options.workflowStream } };
     } catch (e) {
