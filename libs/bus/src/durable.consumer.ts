@@ -218,8 +218,6 @@ export class DurableConsumer {
         if (!/consumer not found/i.test(String((e as Error).message))) return;
         this.missingSince ??= Date.now();
         if (Date.now() - this.missingSince < 2.5 * every || this.stopped) return;
-        // After the last message this process received, or (none) from when it started consuming:
-        // not from the start of the stream, which could be millions of messages.
         // Not from the start of the stream (millions of messages), nor from after the last message this
         // process received (another replica may hold earlier ones unacknowledged, or due again).
         const from = this.ackFloor + 1;
