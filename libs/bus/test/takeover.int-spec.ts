@@ -133,12 +133,18 @@ describe('takeover', () => {
     }
   });
 
-  it('DurableConsumer - a consumer deleted on the server is created again, from its acknowledgement floor as last seen, and its messages flow again without a restart (found by the cluster exploration)', async () => {
-    const subject = (i: number) => `chorus.wf.gone.query.wf-${i}`;
-    const spec = { stream: bus.options.workflowStream, durable: 'gone_test', filter: 'chorus.wf.gone.query.*', ackWaitMs: 30_000, maxDeliver: 5, concurrency: 4, stallCheckMs: 300 };
+  /** A started consumer of its own tenant's queries that checks for stalls every 300 ms, and the sequences it acknowledged. */
+  const watchedConsumer = async (tenant: string) => {
+    const subject = (i: number) => `chorus.wf.${tenant}.query.wf-${i}`;
+    const spec = { stream: bus.options.workflowStream, durable: `${tenant}_test`, filter: `chorus.wf.${tenant}.query.*`, ackWaitMs: 30_000, maxDeliver: 5, concurrency: 4, stallCheckMs: 300 };
     const seen: number[] = [];
     const consumer = new DurableConsumer(bus, spec, async (m: JsMsg) => void (seen.push(m.seq), m.ack()), log);
     await consumer.start();
+    return { subject, spec, seen, consumer };
+  };
+
+  it('DurableConsumer - a consumer deleted on the server is created again, from its acknowledgement floor as last seen, and its messages flow again without a restart (found by the cluster exploration)', async () => {
+    const { subject, spec, seen, consumer } = await watchedConsumer('gone');
     try {
       const first = (await bus.js.publish(subject(0), '{}')).seq;
       await waitFor(() => seen.includes(first), { what: 'the first message' });
@@ -153,11 +159,7 @@ describe('takeover', () => {
   }, 30_000);
 
   it('DurableConsumer - a consumer whose pulls go unanswered while the server holds messages for it pulls anew', async () => {
-    const subject = (i: number) => `chorus.wf.stall.query.wf-${i}`;
-    const spec = { stream: bus.options.workflowStream, durable: 'stall_test', filter: 'chorus.wf.stall.query.*', ackWaitMs: 30_000, maxDeliver: 5, concurrency: 4, stallCheckMs: 300 };
-    const seen: number[] = [];
-    const consumer = new DurableConsumer(bus, spec, async (m: JsMsg) => void (seen.push(m.seq), m.ack()), log);
-    await consumer.start();
+    const { subject, seen, consumer } = await watchedConsumer('stall');
     try {
       // What a cluster that lost its quorum left: the client pulling into a void (here, its inbox gone).
       (consumer as unknown as { messages: { sub: { unsubscribe(): void } } }).messages.sub.unsubscribe();
