@@ -47,6 +47,12 @@ describe('search fan-out and profile discovery', () => {
     // The lens it went without is counted, by profile and reason.
     const metrics = await (await fetch(`${f.url}/metrics`)).text();
     expect(Number(/^chorus_search_degraded_total\{profile="stuck",reason="timeout"[^}]*\} (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
+    // And each profile's requests, by outcome: the answered lens and the one that ran out of time.
+    const requests = (profile: string, outcome: string) =>
+      Number(new RegExp(`^chorus_search_profile_request_duration_seconds_count\\{[^}]*profile="${profile}",outcome="${outcome}"[^}]*\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? 0);
+    expect(requests('bm25', 'ok')).toBeGreaterThanOrEqual(1);
+    expect(requests('stuck', 'timeout')).toBeGreaterThanOrEqual(1);
+    expect(requests('stuck', 'ok')).toBe(0);
   });
 
   it('search - results whose text no profile gives (its documents endpoint hangs) complete degraded, naming the profile, not as blank results', async () => {

@@ -60,7 +60,7 @@ export class ExecutionPlanHandler {
     const absent: Degradation[] = plan.profiles
       .filter((p) => !this.registry.has(p.name))
       .map((p) => ({ profile: p.name, reason: 'unavailable', detail: `no instance of profile ${p.name} answers discovery (none runs, or each one hangs)` }));
-    const { replies, degraded: failed } = await fanOut(this.profiles, {
+    const { replies, degraded: failed, requests } = await fanOut(this.profiles, {
       profiles: names,
       text: plan.search_text,
       limit: plan.fusion.rank_window,
@@ -70,6 +70,9 @@ export class ExecutionPlanHandler {
       signal: ctx.signal,
     });
     for (const d of failed) if (d.reason === 'unavailable') this.registry.markUnavailable(d.profile);
+    // Every request counts, a try that fails and runs again included: each one was made. (Only
+    // profiles discovery knows are asked, so the labels stay a bounded set.)
+    for (const r of requests) this.metrics.profileRequests.observe({ profile: r.profile, outcome: r.outcome }, r.seconds);
     const degraded = [...absent, ...failed];
     if (degraded.length > 0) ctx.log.warn({ degraded }, 'searched without every lens');
     if (plan.require_all && degraded.length > 0) {

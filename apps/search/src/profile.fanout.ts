@@ -16,6 +16,8 @@ export interface FanOutRequest {
 export interface FanOutResult {
   replies: ProfileSearchReply[];
   degraded: Degradation[];
+  /** Each profile's request: how long it took to settle, and how (`ok`, or the degradation's reason). */
+  requests: Array<{ profile: string; seconds: number; outcome: 'ok' | Degradation['reason'] }>;
 }
 
 /**
@@ -24,26 +26,33 @@ export interface FanOutResult {
  * does not answer in time costs its lens, not the workflow.
  */
 export async function fanOut(client: ProfileClient, request: FanOutRequest): Promise<FanOutResult> {
+  const started = performance.now();
+  const settledAt: number[] = [];
   const settled = await Promise.allSettled(
-    request.profiles.map((profile) => {
+    request.profiles.map((profile, i) => {
       const timeout = Math.min(request.profileTimeoutMs, request.deadline.getTime() - Date.now());
       if (timeout <= 0) return Promise.reject(new RequestTimeoutError(profile, 0));
-      return client.search(
-        profile,
-        { text: request.text, limit: request.limit, correlation_id: request.correlationId },
-        timeout,
-        request.signal,
-      );
+      return client
+        .search(profile, { text: request.text, limit: request.limit, correlation_id: request.correlationId }, timeout, request.signal)
+        .finally(() => (settledAt[i] = performance.now()));
     }),
   );
   const replies: ProfileSearchReply[] = [];
   const degraded: Degradation[] = [];
+  const requests: FanOutResult['requests'] = [];
   settled.forEach((outcome, i) => {
     const profile = request.profiles[i];
-    if (outcome.status === 'fulfilled') replies.push(outcome.value);
-    else degraded.push(toDegradation(profile, outcome.reason));
+    const seconds = ((settledAt[i] ?? started) - started) / 1000;
+    if (outcome.status === 'fulfilled') {
+      replies.push(outcome.value);
+      requests.push({ profile, seconds, outcome: 'ok' });
+    } else {
+      const d = toDegradation(profile, outcome.reason);
+      degraded.push(d);
+      requests.push({ profile, seconds, outcome: d.reason });
+    }
   });
-  return { replies, degraded };
+  return { replies, degraded, requests };
 }
 
 /** How a profile's failed request is reported in `tool_results.degraded`. */

@@ -57,6 +57,15 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** The search worker's requests to each profile, as it sees them (the network and the profile's queue included). */
+  readonly profileRequests = new Histogram({
+    name: 'chorus_search_profile_request_duration_seconds',
+    help: 'Search requests of the search worker to each profile, from sending to settling, by profile and outcome: ok, timeout, error, unavailable',
+    labelNames: ['profile', 'outcome'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
   constructor(app: string) {
     this.registry.setDefaultLabels({ app });
     collectDefaultMetrics({ register: this.registry });
