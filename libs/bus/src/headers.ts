@@ -10,7 +10,7 @@ export const ChorusHeaders = Object.freeze({
   Traceparent: 'traceparent',
   /** On a dead letter: why it was dead-lettered. */
   DeadLetterReason: 'Chorus-Dead-Letter-Reason',
-  /** On every try of a hedged request: one id, so a replica answers it once however many tries reach it. */
+  /** On every try of a hedged request: one id, so a replica works it out once however many of its tries arrive meanwhile. */
   RequestId: 'Chorus-Request-Id',
 } as const);
 

@@ -32,7 +32,11 @@ export function serveRequests<T>(
   log: Logger,
   handle: (request: unknown) => Promise<T>,
 ): Responder {
-  const tries = new TriesSeen();
+  // The tries of a request (one `Chorus-Request-Id`) that reached this replica while it works the
+  // request out: they get its answer when it is ready, without working it out again (that would only
+  // load a replica that is slow already). A try that comes after the answer is answered anew: its
+  // requester may have missed the earlier answer (it gave up waiting and asked again).
+  const working = new Map<string, Msg[]>();
   const sub: Subscription = bus.nc.subscribe(subject, {
     queue,
     callback: (err, msg) => {
@@ -40,14 +44,21 @@ export function serveRequests<T>(
         log.error({ err, subject }, 'request subscription failed');
         return;
       }
-      // Another try of a request this replica is answering, or has answered: the requester has, or
-      // will have, that answer; working it out again only loads a replica that is slow already.
-      const id = msg.headers?.get(ChorusHeaders.RequestId);
-      if (id && !tries.first(id)) return;
+      const id = msg.headers?.get(ChorusHeaders.RequestId) || undefined;
+      if (id !== undefined) {
+        const waiting = working.get(id);
+        if (waiting) {
+          if (waiting.length < MAX_WAITING_TRIES) waiting.push(msg);
+          return;
+        }
+        working.set(id, []);
+      }
       void answer(msg, handle, log, subject, bus.nc.info?.max_payload)
-        // Refused as "try again" (busy): a later try may be served here after all.
-        .then((refused) => refused && id && tries.forget(id))
-        .catch((e) => log.error({ err: e, subject }, 'request could not be answered'));
+        .then((data) => {
+          for (const other of (id !== undefined && working.get(id)) || []) if (other.reply) other.respond(data);
+        })
+        .catch((e) => log.error({ err: e, subject }, 'request could not be answered'))
+        .finally(() => id !== undefined && working.delete(id));
     },
   });
   return {
@@ -57,32 +68,11 @@ export function serveRequests<T>(
   };
 }
 
-/** The request ids a responder has taken, for a while (bounded): a later try of one is not answered again. */
-class TriesSeen {
-  private current = new Set<string>();
-  private previous = new Set<string>();
-  private rotatedAt = Date.now();
+/** The most tries of one request kept waiting for its answer (a hedged read sends up to 16). */
+const MAX_WAITING_TRIES = 64;
 
-  /** True the first time `id` is seen within the last 10 to 20 s (the tries of one request come within its timeout). */
-  first(id: string): boolean {
-    if (Date.now() - this.rotatedAt > 10_000 || this.current.size >= 10_000) {
-      this.previous = this.current;
-      this.current = new Set();
-      this.rotatedAt = Date.now();
-    }
-    if (this.current.has(id) || this.previous.has(id)) return false;
-    this.current.add(id);
-    return true;
-  }
-
-  forget(id: string): void {
-    this.current.delete(id);
-    this.previous.delete(id);
-  }
-}
-
-/** Answers one request; true when the answer was a refusal to try again (a retryable error). */
-async function answer<T>(msg: Msg, handle: (request: unknown) => Promise<T>, log: Logger, subject: string, maxPayload: number | undefined): Promise<boolean> {
+/** Answers one request; returns the answer's bytes, for the other tries of the same request. */
+async function answer<T>(msg: Msg, handle: (request: unknown) => Promise<T>, log: Logger, subject: string, maxPayload: number | undefined): Promise<Uint8Array> {
   let reply: Reply<T>;
   try {
     const body = msg.data.length === 0 ? {} : JSON.parse(decoder.decode(msg.data));
@@ -102,8 +92,6 @@ async function answer<T>(msg: Msg, handle: (request: unknown) => Promise<T>, log
     const fields = fieldErrorsOf(e);
     reply = { ok: false, error: { code: d.error_type, message: d.error_message, retryable: d.retry_possible, ...(fields ? { fields: boundFieldErrors(fields) } : {}) } };
   }
-  const refused = !reply.ok && reply.error.retryable;
-  if (!msg.reply) return refused;
   let data: Uint8Array;
   try {
     data = encoder.encode(JSON.stringify(reply));
@@ -116,8 +104,8 @@ async function answer<T>(msg: Msg, handle: (request: unknown) => Promise<T>, log
     log.warn({ subject, reply_bytes: data.length, max_payload: maxPayload }, 'reply too large for one message');
     data = encoder.encode(JSON.stringify(failure(BusErrorCodes.ReplyTooLarge, `the reply (${data.length} bytes) is larger than the server's max_payload (${maxPayload} bytes)`)));
   }
-  msg.respond(data);
-  return refused;
+  if (msg.reply) msg.respond(data);
+  return data;
 }
 
 /** The `fields` of a thrown Chorus error or of a wire error, when it is a list of field errors. */

@@ -1,7 +1,8 @@
 import { ChorusError, StepFailedError } from '@chorus/envelope';
 import { createRootLogger } from '@chorus/observability';
 import { startNats, type NatsHandle } from '@chorus/testing';
-import { Bus, BusErrorCodes, HUB_READ, RemoteError, defaultBusOptions, releaseAnsweredRequestsCheaply, requestReply, serveRequests } from '@chorus/bus';
+import { headers } from '@nats-io/transport-node';
+import { Bus, BusErrorCodes, ChorusHeaders, HUB_READ, RemoteError, defaultBusOptions, releaseAnsweredRequestsCheaply, requestReply, serveRequests } from '@chorus/bus';
 
 const log = createRootLogger({ name: 'test', level: 'silent' });
 
@@ -62,7 +63,7 @@ describe('serveRequests', () => {
     expect(rejections).toEqual([]);
   });
 
-  it('requestReply, hedged - a replica answers the tries of one request once, but serves a later try of one it refused as busy', async () => {
+  it('requestReply, hedged - a replica works the tries of one request out once, but serves a later try of one it refused as busy', async () => {
     let calls = 0;
     const responder = serveRequests(bus, 'test.hedged', 'q', log, async () => {
       calls += 1;
@@ -76,6 +77,30 @@ describe('serveRequests', () => {
       // The first try was refused (busy), the second served; the tries sent while it ran were not worked out again.
       await new Promise((r) => setTimeout(r, 600));
       expect(calls).toBe(2);
+    } finally {
+      await responder.stop();
+    }
+  });
+
+  it('serveRequests - tries of one request id (one after another, as a plain client retries) are answered: one that comes while it is worked out gets that answer, one that comes after gets a new one', async () => {
+    let calls = 0;
+    const responder = serveRequests(bus, 'test.tries', 'q', log, async () => {
+      calls += 1;
+      const call = calls;
+      await new Promise((r) => setTimeout(r, 600));
+      return { answer: call };
+    });
+    try {
+      await bus.nc.flush();
+      const h = headers();
+      h.set(ChorusHeaders.RequestId, 'one-request');
+      const ask = (timeout: number) => bus.nc.request('test.tries', new TextEncoder().encode('{}'), { timeout, headers: h }).then((m) => m.json<{ data: unknown }>().data);
+      // The first try gives up before the answer is ready; the second, sent then, gets it.
+      await expect(ask(100)).rejects.toThrow(/timeout/i);
+      expect(await ask(2000)).toEqual({ answer: 1 });
+      expect(calls).toBe(1);
+      // A try after the answer (its requester missed it) is answered anew, not left to time out.
+      expect(await ask(2000)).toEqual({ answer: 2 });
     } finally {
       await responder.stop();
     }
