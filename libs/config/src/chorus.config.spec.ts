@@ -112,6 +112,9 @@ describe('parseChorusConfig', () => {
     expect(() => parseChorusConfig({ CHORUS_PROFILES: 'bm25,bm25' }, '/')).toThrow('CHORUS_PROFILES names bm25 more than once');
     expect(() => parseChorusConfig({ CHORUS_PROFILES: ',' }, '/')).toThrow('CHORUS_PROFILES names nothing (","); leave it unset for the default, bm25,trigram');
     expect(() => parseChorusConfig({ CHORUS_APPS: 'hub,intent,hub' }, '/')).toThrow('CHORUS_APPS names hub more than once');
+    // An unknown app is named with the ones there are; `profile` (the app's name where it runs alone) is `profiles`.
+    expect(() => parseChorusConfig({ CHORUS_APPS: 'hub,brain' }, '/')).toThrow('CHORUS_APPS has invalid entries: brain (each one of profiles, hub, intent, planner, search, responder, ingress)');
+    expect(parseChorusConfig({ CHORUS_APPS: 'profile,hub' }, '/').apps).toEqual(['profiles', 'hub']);
     expect(parseChorusConfig({ CHORUS_PROFILES: ' bm25 , trigram ' }, '/').profiles).toEqual(['bm25', 'trigram']);
   });
 });

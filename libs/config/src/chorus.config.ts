@@ -149,7 +149,8 @@ export function parseChorusConfig(env: Readonly<Record<string, string | undefine
     ops: r.optional('CHORUS_OPS_PORT') === undefined
       ? undefined
       : { host: r.string('CHORUS_OPS_HOST', '127.0.0.1'), port: r.int('CHORUS_OPS_PORT', 0, 0, 65535) },
-    apps: r.list('CHORUS_APPS', [...ALL_APPS], new RegExp(`^(${ALL_APPS.join('|')})$`), { set: true }),
+    // `profile` is the profile app's name where it runs alone (dist/apps/profile): taken for `profiles` here too.
+    apps: [...new Set(r.list('CHORUS_APPS', [...ALL_APPS], new RegExp(`^(${ALL_APPS.join('|')}|profile)$`), { set: true, allowed: ALL_APPS }).map((a) => (a === 'profile' ? 'profiles' : a)))],
     search: {
       rrfK: r.number('CHORUS_RRF_K', 60, 0, 10_000),
       rankWindow: r.int('CHORUS_RANK_WINDOW', 100, 1, MAX_RANK_WINDOW),

@@ -60,12 +60,15 @@ export class EnvReader {
    * A comma-separated list. With `set`, a name given twice (two services of one profile) or a list
    * that names nothing (`,`) is a problem too.
    */
-  list(name: string, fallback: string[], pattern?: RegExp, options: { set?: boolean } = {}): string[] {
+  list(name: string, fallback: string[], pattern?: RegExp, options: { set?: boolean; allowed?: readonly string[] } = {}): string[] {
     const raw = this.optional(name);
     if (raw === undefined) return fallback;
     const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
     const bad = pattern ? items.filter((i) => !pattern.test(i)) : [];
-    if (bad.length > 0) this.problems.push(`${name} has invalid entries: ${bad.join(', ')}`);
+    if (bad.length > 0) {
+      const allowed = options.allowed ? ` (each one of ${options.allowed.join(', ')})` : '';
+      this.problems.push(`${name} has invalid entries: ${bad.join(', ')}${allowed}`);
+    }
     if (options.set) {
       const twice = [...new Set(items.filter((item, i) => items.indexOf(item) !== i))];
       if (twice.length > 0) this.problems.push(`${name} names ${twice.join(', ')} more than once`);
