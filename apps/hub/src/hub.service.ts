@@ -336,12 +336,12 @@ export class HubService {
 
   /** Saves the record if nobody wrote it since `stored`, then updates timers, the index and agent stats. */
   private async persist(stored: LedgerEntry | null, record: WorkflowRecord, applied: number, log: Logger): Promise<void> {
-    const saved = await this.ledger.save(record, stored?.revision ?? 0);
+    const saved = await this.ledger.save(record, stored?.revision ?? 0, log);
     this.writes.records += 1;
     this.writes.transitions += applied;
     log.debug({ applied, from: stored?.revision ?? 0, to: saved.revision, steps: record.steps.length }, 'ledger updated');
     this.timeouts.track(record);
-    this.recent.upsert(toSummary(record));
+    this.recent.upsert(toSummary(saved.record));
     const newSteps = record.steps.length - (stored?.record.steps.length ?? 0);
     for (const step of record.steps.slice(record.steps.length - Math.max(0, newSteps))) {
       if (step.message_type === 'query') continue;

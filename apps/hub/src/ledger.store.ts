@@ -1,5 +1,9 @@
 import { KeyValueStore, type Bus } from '@chorus/bus';
-import { ledgerKey, type WorkflowRecord } from '@chorus/correlation';
+import { fitRecord, ledgerKey, type WorkflowRecord } from '@chorus/correlation';
+import type { Logger } from '@chorus/observability';
+
+/** Room left in a message for the KV write's headers (a revision check). */
+const HEADER_ROOM = 512;
 
 export interface LedgerEntry {
   record: WorkflowRecord;
@@ -18,11 +22,13 @@ export class LedgerStore {
     private readonly kv: KeyValueStore<WorkflowRecord>,
     private readonly cacheSize: number,
     private readonly retentionMs: number,
+    /** The server's `max_payload`, as the connection last heard it. */
+    private readonly maxPayload: () => number | undefined,
   ) {}
 
   static async open(bus: Bus, bucket: string, retentionMs: number, cacheSize: number): Promise<LedgerStore> {
     const kv = await KeyValueStore.open<WorkflowRecord>(bus, bucket, { history: 1, ttlMs: retentionMs });
-    return new LedgerStore(kv, cacheSize, retentionMs);
+    return new LedgerStore(kv, cacheSize, retentionMs, () => bus.nc.info?.max_payload);
   }
 
   /**
@@ -60,11 +66,27 @@ export class LedgerStore {
     this.cache.clear();
   }
 
-  /** Writes the record if nobody changed it since `revision` (0: if it does not exist yet). */
-  async save(record: WorkflowRecord, revision: number): Promise<LedgerEntry> {
+  /**
+   * Writes the record if nobody changed it since `revision` (0: if it does not exist yet). A record
+   * too large for one message is stored with its texts cut to fit (`log` hears of it): a record that
+   * is never stored leaves its workflow unreadable while its end is announced.
+   */
+  async save(record: WorkflowRecord, revision: number, log?: Logger): Promise<LedgerEntry> {
     const key = ledgerKey(record.tenant_id, record.correlation_id);
+    const write = (r: WorkflowRecord) => (revision === 0 ? this.kv.create(key, r) : this.kv.update(key, r, revision));
     try {
-      const next = revision === 0 ? await this.kv.create(key, record) : await this.kv.update(key, record, revision);
+      let next: number;
+      try {
+        next = await write(record);
+      } catch (e) {
+        const maxPayload = this.maxPayload();
+        if (!/max_payload/i.test(String((e as Error)?.message)) || maxPayload === undefined) throw e;
+        const fitted = fitRecord(record, maxPayload - HEADER_ROOM);
+        if (!fitted) throw e;
+        log?.warn({ max_payload: maxPayload }, 'workflow record too large for one message: stored with its texts cut to fit');
+        record = fitted;
+        next = await write(record);
+      }
       const entry = { record, revision: next };
       // A finished workflow is kept too: its final status update comes back to the hub right after.
       // Evicted like any other entry, least recently used first.

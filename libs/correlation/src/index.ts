@@ -1,3 +1,4 @@
+export { CUT_MARK, fitRecord } from './record-fit';
 export { ledgerKey, toSummary, toView, type WorkflowRecord } from './workflow.record';
 export {
   HUB_AGENT,
