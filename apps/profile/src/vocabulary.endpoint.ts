@@ -1,5 +1,5 @@
 import { serveRequests, type Bus, type Responder } from '@chorus/bus';
-import { BadRequestError, MAX_QUERY_CHARS, badField } from '@chorus/envelope';
+import { BadRequestError, MAX_QUERY_CHARS, badField, hasCharsBetween } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
 import {
   VOCABULARY_SUBJECT,
@@ -33,7 +33,7 @@ export function serveVocabulary(bus: Bus, documents: readonly Document[], log: L
  */
 function parseLookup(request: unknown): VocabularyLookupRequest {
   const text = (request as Partial<VocabularyLookupRequest> | null)?.text;
-  if (typeof text !== 'string' || text.length > MAX_QUERY_CHARS) {
+  if (typeof text !== 'string' || !hasCharsBetween(text, 0, MAX_QUERY_CHARS)) {
     throw new BadRequestError([badField('text', `text must be a string of at most ${MAX_QUERY_CHARS} characters`)]);
   }
   return { text };

@@ -16,6 +16,20 @@ export const DEFAULT_TENANT = 'default';
 export const SCHEMA_VERSION = 1;
 /** Limits on a query, enforced at the edge and again on the bus. */
 export const MAX_QUERY_CHARS = 4000;
+
+/**
+ * Whether `text` has from `min` to `max` characters, counted as the edge and the envelope's schema
+ * count them: by code point, so an emoji (two UTF-16 units) is one. (`.length` counts units: a query
+ * of 2,001 emoji passed the edge and was then refused by every profile.)
+ */
+export function hasCharsBetween(text: string, min: number, max: number): boolean {
+  // A string has at most as many code points as UTF-16 units, and at least half as many.
+  if (text.length < min || text.length > 2 * max) return false;
+  if (text.length <= max && min <= 1) return true;
+  let chars = 0;
+  for (const _ of text) if (++chars > max) return false;
+  return chars >= min;
+}
 /**
  * What a query must hold: a character that is neither white space nor an invisible one: soft hyphen,
  * combining grapheme joiner, Arabic letter mark, Hangul fillers, Khmer inherent vowels, Mongolian

@@ -1,5 +1,5 @@
 import { BadRequestError } from './errors';
-import { MAX_DOCUMENT_ID_CHARS, MAX_QUERY_CHARS, MAX_RANK_WINDOW, MAX_TOP_K } from './patterns';
+import { MAX_DOCUMENT_ID_CHARS, MAX_QUERY_CHARS, MAX_RANK_WINDOW, MAX_TOP_K, hasCharsBetween } from './patterns';
 import { parseDocumentsRequest, parseSearchRequest } from './profile-request';
 
 /** The fields a parse refused; fails when it accepted the request. */
@@ -45,6 +45,16 @@ describe('parseSearchRequest', () => {
     for (const text of ['', 'x'.repeat(MAX_QUERY_CHARS + 1), 42, ['x']]) expect(refused(() => parseSearchRequest({ text, limit: 5 }))).toEqual(['text']);
     expect(parseSearchRequest({ text: 'x'.repeat(MAX_QUERY_CHARS), limit: 5 }).text).toHaveLength(MAX_QUERY_CHARS);
     expect(refused(() => parseSearchRequest({ text: 'x', limit: 5, correlation_id: 'a b' }))).toEqual(['correlation_id']);
+  });
+
+  it('parseSearchRequest, parseDocumentsRequest - count characters as the query is counted at the edge: an emoji (two UTF-16 units) is one', () => {
+    // A query of 2,001 emoji passed the edge and then failed at every profile.
+    expect(parseSearchRequest({ text: '😀'.repeat(MAX_QUERY_CHARS), limit: 5 }).text).toHaveLength(2 * MAX_QUERY_CHARS);
+    expect(refused(() => parseSearchRequest({ text: '😀'.repeat(MAX_QUERY_CHARS + 1), limit: 5 }))).toEqual(['text']);
+    expect(parseDocumentsRequest({ ids: ['d1'], query: '😀'.repeat(MAX_QUERY_CHARS) }).query).toHaveLength(2 * MAX_QUERY_CHARS);
+    expect(hasCharsBetween('a😀', 2, 2)).toBe(true);
+    expect(hasCharsBetween('😀😀😀', 1, 2)).toBe(false);
+    expect(hasCharsBetween('😀', 2, 5)).toBe(false);
   });
 
   it('parseSearchRequest - refuses a body that is not a JSON object', () => {

@@ -1,5 +1,5 @@
 import { BadRequestError, badField, type FieldError } from './errors';
-import { CORRELATION_ID_PATTERN, MAX_DOCUMENT_ID_CHARS, MAX_QUERY_CHARS, MAX_RANK_WINDOW, MAX_TOP_K } from './patterns';
+import { CORRELATION_ID_PATTERN, MAX_DOCUMENT_ID_CHARS, MAX_QUERY_CHARS, MAX_RANK_WINDOW, MAX_TOP_K, hasCharsBetween } from './patterns';
 import type { ProfileDocumentsRequest, ProfileSearchRequest } from './profile-protocol';
 
 /**
@@ -50,7 +50,7 @@ function asObject(raw: unknown): Record<string, unknown> {
 }
 
 function isText(value: unknown, minChars: number): boolean {
-  return typeof value === 'string' && value.length >= minChars && value.length <= MAX_QUERY_CHARS;
+  return typeof value === 'string' && hasCharsBetween(value, minChars, MAX_QUERY_CHARS);
 }
 
 function isIntegerIn(value: unknown, min: number, max: number): boolean {
