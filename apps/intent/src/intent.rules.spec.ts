@@ -52,6 +52,14 @@ describe('classifyQuery', () => {
     expect({ profiles: caps.explicit_profiles, text: caps.search_text }).toEqual({ profiles: ['bm25', 'trigram'], text: 'dead letters' });
   });
 
+  it('classifyQuery - a profile named many times is one signal, and the signals stay within the envelope limit (64)', () => {
+    const repeated = classify(`${'profile:bm25 '.repeat(63)}ledger`);
+    expect(repeated.signals.filter((s) => s.startsWith('directive:'))).toEqual(['directive:profile:bm25']);
+    expect(repeated.explicit_profiles).toEqual(['bm25']);
+    const many = classify(`${Array.from({ length: 80 }, (_, i) => `profile:p${i}`).join(' ')} ledger`);
+    expect(many.signals.length).toBeLessThanOrEqual(64);
+  });
+
   it('classifyQuery - confidence is higher for an unambiguous intent than for a mixed one', () => {
     const clear = classify('what is an envelope').confidence;
     const mixed = classify('how to fix the error when comparing bm25 vs trigram').confidence;

@@ -83,7 +83,9 @@ export function classifyQuery(request: QueryPayload): Classification {
   const modality = classifyModality(shape, entities);
   const complexity = classifyComplexity(shape, entities, intent);
   signals.push(`modality:${modality}`, `complexity:${complexity}`);
-  for (const d of directives) signals.push(`directive:profile:${d}`);
+  // Each profile named once, however often the query repeats it; the list is capped as the envelope
+  // caps it (a query of 63 `profile:bm25` tokens made an invalid classification).
+  for (const d of unique(directives)) signals.push(`directive:profile:${d}`);
 
   return {
     search_text: searchText,
@@ -93,7 +95,7 @@ export function classifyQuery(request: QueryPayload): Classification {
     complexity,
     confidence,
     explicit_profiles: unique([...(request.profiles ?? []), ...directives]),
-    signals,
+    signals: signals.slice(0, MAX_SIGNALS),
   };
 }
 
