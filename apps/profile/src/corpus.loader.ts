@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { MAX_DOCUMENT_ID_CHARS, MAX_DOCUMENT_TITLE_CHARS } from '@chorus/envelope';
 import { parseJsonlCorpus, splitMarkdownSections, type Document } from '@chorus/profiles';
 
 export interface LoadedCorpus {
@@ -24,7 +25,7 @@ export function loadCorpus(corpusPath: string | undefined, root: string): Loaded
     } catch (e) {
       throw new Error(`CHORUS_CORPUS ${corpusPath} is not UTF-8 text (${(e as Error).message}); convert it to UTF-8`, { cause: e });
     }
-    const documents = parseJsonlCorpus(text, corpusPath);
+    const documents = parseJsonlCorpus(text, corpusPath, { idChars: MAX_DOCUMENT_ID_CHARS, titleChars: MAX_DOCUMENT_TITLE_CHARS });
     // A profile over nothing would answer every query with nothing, looking healthy.
     if (documents.length === 0) throw new Error(`CHORUS_CORPUS ${corpusPath} holds no document`);
     return { source: corpusPath, documents };

@@ -45,6 +45,8 @@ export const MAX_TOP_K = 100;
 export const MAX_RANK_WINDOW = 10_000;
 /** The longest document id a result may carry. */
 export const MAX_DOCUMENT_ID_CHARS = 512;
+/** The longest title a search result carries. */
+export const MAX_DOCUMENT_TITLE_CHARS = 1000;
 /** Profiles a plan may name (and its alternatives); a result fuses at most these. */
 export const MAX_PLANNED_PROFILES = 16;
 /** A degradation per planned profile for its search, and one more for its documents. */

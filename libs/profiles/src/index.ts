@@ -1,7 +1,7 @@
 export { createBm25Engine, defaultBm25Options, type Bm25Options } from './bm25.engine';
 export { CorpusError, ProfilesErrorCodes } from './corpus.errors';
 export { ENGLISH_STOPWORDS, analyzeEnglish, tokenizeWords } from './english.analyzer';
-export { parseJsonlCorpus } from './jsonl.corpus';
+export { parseJsonlCorpus, type CorpusLimits } from './jsonl.corpus';
 export { bestPassage, indexSentences, type SentenceIndex } from './passage';
 export { slugify, splitMarkdownSections } from './markdown.corpus';
 export { PROFILE_ENGINES, PROFILE_ENGINE_RESOURCES, isProfileEngineName, type ProfileEngineName } from './profile.engines';

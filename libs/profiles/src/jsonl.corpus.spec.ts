@@ -75,6 +75,16 @@ describe('parseJsonlCorpus', () => {
     expect(error.message).toBe('corpus.jsonl:3: duplicate id "d1" (first on line 1)');
   });
 
+  it('parseJsonlCorpus - with limits, refuses an id or a title longer than a search result carries, naming the line (characters, not UTF-16 units)', () => {
+    const limits = { idChars: 8, titleChars: 10 };
+    const parse = (text: string) => () => parseJsonlCorpus(text, 'corpus.jsonl', limits);
+    expect(parse(`${good}\n{"id":"123456789","text":"x"}`)).toThrow('corpus.jsonl:2: "id" has 9 characters; a search result carries at most 8');
+    expect(parse(`{"id":"d1","title":"${'t'.repeat(11)}","text":"x"}`)).toThrow('corpus.jsonl:1: "title" has 11 characters; a search result carries at most 10');
+    expect(parse(`{"id":"${'😀'.repeat(8)}","title":"${'😀'.repeat(10)}","text":"x"}`)()).toHaveLength(1);
+    // Without limits (engine-direct tools), any length is read.
+    expect(parseJsonlCorpus(`{"id":"${'i'.repeat(600)}","text":"x"}`, 'corpus.jsonl')).toHaveLength(1);
+  });
+
   it('parseJsonlCorpus - treats a numeric id and its string as the same id', () => {
     expect(corpusErrorOf('{"id":"7","text":"a"}\n{"id":7,"text":"b"}').detail).toBe('duplicate id "7" (first on line 1)');
   });

@@ -7,13 +7,19 @@
 import { CorpusError } from './corpus.errors';
 import type { Document } from './search-engine.types';
 
+/** The longest id and title a document may have, in characters (what a search result may carry). */
+export interface CorpusLimits {
+  idChars?: number;
+  titleChars?: number;
+}
+
 /**
  * Parses JSONL text into documents. Blank lines are skipped; extra fields (BEIR's `metadata`)
  * are ignored. `id` may be a string or a safe integer (converted to its decimal string), `title`
  * may be missing or null (→ `''`), `text` must be a string. Throws {@link CorpusError} naming
- * `source:line` on the first bad record.
+ * `source:line` on the first bad record, or the first whose id or title is longer than `limits`.
  */
-export function parseJsonlCorpus(text: string, source: string): Document[] {
+export function parseJsonlCorpus(text: string, source: string, limits: CorpusLimits = {}): Document[] {
   const documents: Document[] = [];
   const firstLineOfId = new Map<string, number>();
   // A UTF-8 byte-order mark would otherwise make the first line invalid JSON.
@@ -28,6 +34,11 @@ export function parseJsonlCorpus(text: string, source: string): Document[] {
       throw new CorpusError(source, line, `invalid JSON (${(error as Error).message})`, { cause: error });
     }
     const document = toDocument(record, source, line);
+    // A document whose id or title no search result can carry would fail every workflow that ranks it.
+    for (const [field, max] of [['id', limits.idChars], ['title', limits.titleChars]] as const) {
+      const chars = max === undefined || document[field].length <= max ? 0 : Array.from(document[field]).length;
+      if (max !== undefined && chars > max) throw new CorpusError(source, line, `"${field}" has ${chars} characters; a search result carries at most ${max}`);
+    }
     const first = firstLineOfId.get(document.id);
     if (first !== undefined) {
       throw new CorpusError(source, line, `duplicate id ${JSON.stringify(document.id)} (first on line ${first})`);

@@ -11,7 +11,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { MAX_DEGRADATIONS, MAX_PLANNED_PROFILES, PROFILE_NAME_PATTERN } from '../patterns';
+import { MAX_DEGRADATIONS, MAX_DOCUMENT_ID_CHARS, MAX_DOCUMENT_TITLE_CHARS, MAX_PLANNED_PROFILES, PROFILE_NAME_PATTERN } from '../patterns';
 import { Degradation } from './tool-results.payload';
 import { FusionParameters } from './execution-plan.payload';
 
@@ -24,12 +24,12 @@ export class RankedResult {
 
   /** Document id in the corpus. */
   @IsString()
-  @MaxLength(512)
+  @MaxLength(MAX_DOCUMENT_ID_CHARS)
   id!: string;
 
   /** Document title. */
   @IsString()
-  @MaxLength(1000)
+  @MaxLength(MAX_DOCUMENT_TITLE_CHARS)
   title!: string;
 
   /** The passage of the document that best matches the query. */

@@ -12,7 +12,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { MAX_DEGRADATIONS, MAX_DOCUMENT_ID_CHARS, MAX_PLANNED_PROFILES, PROFILE_NAME_PATTERN } from '../patterns';
+import { MAX_DEGRADATIONS, MAX_DOCUMENT_ID_CHARS, MAX_DOCUMENT_TITLE_CHARS, MAX_PLANNED_PROFILES, PROFILE_NAME_PATTERN } from '../patterns';
 import { FusionParameters } from './execution-plan.payload';
 import { QueryPayload } from './query.payload';
 
@@ -25,7 +25,7 @@ export class FusedResult {
 
   /** Document title, when the corpus has one. */
   @IsString()
-  @MaxLength(1000)
+  @MaxLength(MAX_DOCUMENT_TITLE_CHARS)
   title!: string;
 
   /** Document text (possibly truncated), for the responder's extractive answer. */
