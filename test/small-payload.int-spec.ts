@@ -28,4 +28,53 @@ describe('a NATS server with a small max_payload', () => {
     const read = await getJson(`${f.url}/v1/workflows/${view.correlation_id}`);
     expect({ status: read.status, workflow: read.body.status }).toEqual({ status: 200, workflow: view.status });
   });
+
+  it('small max_payload - a query whose envelope does not fit in one message is a 413 saying so, and starts nothing', async () => {
+    // Within the API's limits (4,000 characters, 64 KiB), but 16 KB of UTF-8 and the envelope's fields.
+    const res = await postJson(`${f.url}/v1/queries`, { query: `hub ${'😀'.repeat(3990)}` });
+    expect(res.status).toBe(413);
+    expect(res.body.message).toMatch(/max_payload \(16384 bytes\)/);
+    expect(res.body.message).toMatch(/nothing was done/);
+  });
+});
+
+/** A JetStream whose store is full: nothing more can be stored until space is freed. */
+describe('a JetStream store that is full', () => {
+  let f: ChorusFixture;
+
+  beforeAll(async () => {
+    f = await startChorusFixture({}, { own: true, jetstreamConfig: 'max_file_store: 4MB' });
+  });
+  afterAll(async () => {
+    await f?.stop();
+  });
+
+  it('storage full - a submission is answered 503 at once, saying the store is full; /ready says so; once space is freed both recover', async () => {
+    const { bus } = f.chorus;
+    // Fill what is left of the store with another stream's messages.
+    await bus.jsm.streams.add({ name: 'FILLER', subjects: ['filler.>'] });
+    const block = new Uint8Array(64 * 1024);
+    for (let i = 0; ; i++) {
+      const refused = await bus.js.publish(`filler.${i}`, block).then(
+        () => null,
+        (e: Error) => e,
+      );
+      if (refused) {
+        expect(refused.message).toMatch(/insufficient resources/);
+        break;
+      }
+    }
+    const started = Date.now();
+    const res = await postJson(`${f.url}/v1/queries`, { query: 'what does the hub keep' });
+    expect({ status: res.status, retryAfter: res.headers.get('retry-after') }).toEqual({ status: 503, retryAfter: '30' });
+    expect(res.body.message).toMatch(/message store \(JetStream\) is full/);
+    // Not retried for seconds as an outage is.
+    expect(Date.now() - started).toBeLessThan(2000);
+    const ready = await getJson(`${f.url}/ready`);
+    expect(ready.status).toBe(503);
+    expect(JSON.stringify(ready.body)).toMatch(/storage full/);
+    await bus.jsm.streams.delete('FILLER');
+    expect((await postJson(`${f.url}/v1/queries`, { query: 'what does the hub keep' })).status).toBe(202);
+    expect((await getJson(`${f.url}/ready`)).status).toBe(200);
+  });
 });

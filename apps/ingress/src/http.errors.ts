@@ -8,7 +8,7 @@ import {
   type ValidationError,
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { IdempotencyKeyReusedError, isTransient, NoRespondersError, NotRecordedYetError, RemoteError, RequestTimeoutError } from '@chorus/bus';
+import { EnvelopeTooLargeError, IdempotencyKeyReusedError, isTransient, NoRespondersError, NotRecordedYetError, RemoteError, RequestTimeoutError, StorageFullError } from '@chorus/bus';
 import { CORRELATION_ID_PATTERN, EnvelopeErrorCodes, TENANT_ID_PATTERN, boundFieldErrors, flattenValidationErrors, InvalidEnvelopeError, type FieldError, type WorkflowStatus, type WorkflowView } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
 
@@ -135,6 +135,17 @@ export class HttpErrorFilter implements ExceptionFilter {
     } else if (exception instanceof NoRespondersError || exception instanceof RequestTimeoutError) {
       res.setHeader('Retry-After', '1');
       body = errorBody(503, `Chorus is not answering right now (${exception.message}); try again shortly`);
+    } else if (exception instanceof EnvelopeTooLargeError) {
+      // What the request asked for does not fit in one NATS message (a server with a max_payload
+      // smaller than the API's limits): the client's to make smaller, and nothing was done.
+      body = errorBody(413, `the request is too large for the message bus: ${exception.message}; nothing was done`, [
+        { field: '$', messages: [`the envelope must fit in ${exception.maxPayload ?? 'the server\'s max_payload'} bytes with its headers`] },
+      ]);
+    } else if (exception instanceof StorageFullError) {
+      // Not over in a moment, as an outage is: the operator's to fix (the log says how).
+      res.setHeader('Retry-After', '30');
+      this.log.error({ err: exception, method: req.method, url: req.originalUrl }, 'request failed: JetStream storage full');
+      body = errorBody(503, 'Chorus cannot store anything right now: its message store (JetStream) is full; nothing was done, try again later');
     } else if (isTransient(exception)) {
       res.setHeader('Retry-After', '1');
       // NATS away for longer than the bus retries (a restart, a cluster without a stream leader).

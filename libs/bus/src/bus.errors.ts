@@ -12,7 +12,38 @@ export const BusErrorCodes = Object.freeze({
   NotRecordedYet: 'NOT_RECORDED_YET',
   /** A responder's own NATS calls failed for a reason NATS recovers from: try again. */
   Unavailable: 'UNAVAILABLE',
+  /** JetStream refused to store a publish: its storage is full (the server's max_file_store, or an account limit). */
+  StorageFull: 'STORAGE_FULL',
+  /** An envelope larger than one NATS message (the server's max_payload). */
+  EnvelopeTooLarge: 'ENVELOPE_TOO_LARGE',
 } as const);
+
+/**
+ * JetStream answered a publish "insufficient resources": nothing more can be stored until space is
+ * freed or the limits are raised. Retryable (space may free), but not at once: it is no outage
+ * that passes in a moment, so the publish is not retried as one.
+ */
+export class StorageFullError extends ChorusError {
+  readonly code = BusErrorCodes.StorageFull;
+  constructor(readonly subject: string, cause?: unknown) {
+    super(
+      `JetStream storage is full (${String((cause as Error)?.message ?? cause)}): nothing was stored on ${subject}; free space or raise the server's max_file_store (or the account's limits)`,
+      { cause, retryable: true },
+    );
+  }
+}
+
+/** An envelope that does not fit in one NATS message: its size and the server's limit. */
+export class EnvelopeTooLargeError extends ChorusError {
+  readonly code = BusErrorCodes.EnvelopeTooLarge;
+  constructor(
+    readonly subject: string,
+    readonly bytes: number,
+    readonly maxPayload: number | undefined,
+  ) {
+    super(`the envelope for ${subject} takes ${bytes} bytes and its headers more, beyond the NATS server's max_payload (${maxPayload ?? 'unknown'} bytes)`);
+  }
+}
 
 /** The server answers but has JetStream disabled. */
 export class NoJetStreamError extends ChorusError {

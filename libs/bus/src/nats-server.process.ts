@@ -13,6 +13,8 @@ export interface NatsServerOptions {
   port: number;
   /** Extra config text appended to the generated config (cluster, accounts, …). */
   extraConfig?: string;
+  /** Extra settings inside its `jetstream {}` block (`max_file_store: 2MB`, …). */
+  jetstreamConfig?: string;
   /** Server name; required in a cluster. */
   serverName?: string;
   /** Where the server logs; nothing is logged when absent. */
@@ -82,7 +84,7 @@ export class NatsServerProcess {
     const config = [
       `listen: "${options.host}:${options.port}"`,
       options.serverName ? `server_name: "${options.serverName}"` : '',
-      `jetstream { store_dir: ${JSON.stringify(storeDir)} }`,
+      `jetstream { store_dir: ${JSON.stringify(storeDir)}${options.jetstreamConfig ? `, ${options.jetstreamConfig}` : ''} }`,
       options.logFile ? `log_file: ${JSON.stringify(options.logFile)}` : '',
       options.extraConfig ?? '',
     ].join('\n');

@@ -1,5 +1,6 @@
 import {
   DiscardPolicy,
+  JetStreamApiError,
   RetentionPolicy,
   StorageType,
   jetstream,
@@ -23,7 +24,7 @@ import {
 } from '@chorus/envelope';
 import { Metrics, type Logger } from '@chorus/observability';
 import type { BusOptions } from './bus.options';
-import { NatsUnreachableError, NoJetStreamError } from './bus.errors';
+import { EnvelopeTooLargeError, NatsUnreachableError, NoJetStreamError, StorageFullError } from './bus.errors';
 import { FinishedWorkflows } from './finished-workflows';
 import { ChorusHeaders } from './headers';
 import { releaseAnsweredRequestsCheaply } from './request-release';
@@ -32,6 +33,13 @@ import { isRevisionConflict, isTransient } from './transient-error';
 
 /** The longest a publish is retried while JetStream has no leader to store it (a failover, a restart). */
 const PUBLISH_RETRY_MS = 10_000;
+/** How long `/ready` says "storage full" after a publish was refused for it (unless one succeeds). */
+const STORAGE_FULL_NOT_READY_MS = 30_000;
+
+/** JetStream's answer to a publish it has no room for (err_code 10023). */
+function isStorageFull(e: unknown): boolean {
+  return e instanceof JetStreamApiError && (e.code === 10023 || /insufficient resources/i.test(e.message));
+}
 
 export interface PublishOptions {
   /** Distinguishes several messages of one type from one agent in one workflow. */
@@ -69,6 +77,8 @@ const encoder = new TextEncoder();
 export class Bus {
   /** Between a disconnect and the reconnect that follows it (the client retries forever): `done` resolves then. */
   private reconnected: { done: Promise<true>; resolve: () => void } | undefined;
+  /** When a publish was last refused for want of storage (cleared by one that is stored). */
+  private storageFullAt: number | undefined;
   /** The calls of {@link shared} in flight, by key. */
   private readonly inFlight = new Map<string, Promise<unknown>>();
 
@@ -193,6 +203,11 @@ export class Bus {
         ack = await this.js.publish(subject, data, { msgID: key, headers: h, ...(options.firstOnSubject ? { expect: { lastSubjectSequence: 0 } } : {}) });
       } catch (e) {
         if (options.firstOnSubject && isRevisionConflict(e)) return { seq: 0, duplicate: true, idempotencyKey: key };
+        if (isStorageFull(e)) {
+          this.storageFullAt = Date.now();
+          throw new StorageFullError(subject, e);
+        }
+        if (/max_payload/i.test(String((e as Error)?.message))) throw new EnvelopeTooLargeError(subject, data.length, this.nc.info?.max_payload);
         const delay = Math.min(1000, 50 * 2 ** attempt);
         if (!isTransient(e) || isRevisionConflict(e) || Date.now() + delay > retryUntil || this.nc.isClosed()) throw e;
         // nats.js names a stream with no leader for the moment (an election after a node was lost)
@@ -202,6 +217,7 @@ export class Bus {
         await new Promise((r) => setTimeout(r, delay));
       }
     }
+    this.storageFullAt = undefined;
     // After a retry, the stream may hold this very publish from an attempt whose ack was lost.
     if (retried && ack.duplicate) return { seq: ack.seq, duplicate: false, idempotencyKey: key };
     const result = { seq: ack.seq, duplicate: ack.duplicate, idempotencyKey: key };
@@ -298,6 +314,12 @@ export class Bus {
     if (this.nc.isClosed()) return { ready: false, detail: { nats: 'closed' } };
     // While reconnecting, a request would wait for its timeout; a probe needs its answer now.
     if (this.reconnecting) return { ready: false, detail: { nats: 'disconnected, reconnecting' } };
+    // Nothing can be submitted while JetStream refuses to store: said for a while after a publish was
+    // refused (a probe cannot see the server's storage; a publish that succeeds clears it at once).
+    const fullFor = this.storageFullAt === undefined ? Infinity : Date.now() - this.storageFullAt;
+    if (fullFor < STORAGE_FULL_NOT_READY_MS) {
+      return { ready: false, detail: { nats: this.nc.getServer(), stream: `JetStream storage full: a publish was refused ${Math.round(fullFor / 1000)} s ago (insufficient resources)` } };
+    }
     try {
       const { cluster } = await this.jsm.streams.info(this.options.workflowStream);
       // A replicated stream that lost its quorum still answers this from a server that has a copy,

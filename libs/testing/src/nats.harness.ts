@@ -23,6 +23,8 @@ export interface StartNatsOptions {
   own?: boolean;
   /** Extra nats-server config (binary mode only). */
   extraConfig?: string;
+  /** Extra settings inside the server's `jetstream {}` block (binary mode only). */
+  jetstreamConfig?: string;
   /** Serve the HTTP monitoring endpoint on a free port (`monitorUrl`); implies `own`, binary mode only. */
   monitoring?: boolean;
 }
@@ -43,7 +45,7 @@ export async function startNats(options: StartNatsOptions = {}): Promise<NatsHan
     const dir = mkdtempSync(join(tmpdir(), 'chorus-nats-'));
     const logFile = join(dir, 'nats-server.log');
     const extraConfig = [options.extraConfig, options.monitoring ? 'http: "127.0.0.1:-1"' : undefined].filter(Boolean).join('\n') || undefined;
-    const server = await NatsServerProcess.start({ binary, dir, host: '127.0.0.1', port: -1, extraConfig, logFile });
+    const server = await NatsServerProcess.start({ binary, dir, host: '127.0.0.1', port: -1, extraConfig, jetstreamConfig: options.jetstreamConfig, logFile });
     return {
       url: server.url,
       kind: 'binary',
