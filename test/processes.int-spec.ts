@@ -78,7 +78,7 @@ describe('Chorus as processes', () => {
     apps.push(chorus);
     const code = await new Promise<number | null>((resolve) => chorus.child.once('exit', resolve));
     expect(code).toBe(1);
-    expect(chorus.output()).toMatch(/^no NATS server answers at nats:\/\/127\.0\.0\.1:1 \(connection refused\): start nats-server with -js there, or set NATS_URL to where one runs$/m);
+    expect(chorus.output()).toMatch(/^Chorus did not start: no NATS server answers at nats:\/\/127\.0\.0\.1:1 \(connection refused\): start nats-server with -js there, or set NATS_URL to where one runs$/m);
   });
 
   it('processes - an app whose port is taken exits 1 naming the setting, the port and what to do: CHORUS_HTTP_PORT (the ingress), CHORUS_OPS_PORT (the others)', async () => {

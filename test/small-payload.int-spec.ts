@@ -1,3 +1,4 @@
+import { Bus, defaultBusOptions } from '@chorus/bus';
 import { CUT_MARK } from '@chorus/correlation';
 import { isTerminalStatus, type WorkflowView } from '@chorus/envelope';
 import { getJson, postJson, startChorusFixture, type ChorusFixture } from './chorus.fixture';
@@ -47,6 +48,15 @@ describe('a JetStream store that is full', () => {
   });
   afterAll(async () => {
     await f?.stop();
+  });
+
+  it('storage full - a stream byte limit the store cannot set aside fails the start naming the stream and the setting', async () => {
+    const other = await Bus.connect({ ...defaultBusOptions(), servers: [f.nats.url], name: 'limits', workflowMaxBytes: 64 * 1024 * 1024 }, f.log);
+    try {
+      await expect(other.ensureTopology()).rejects.toThrow(/^stream CHORUS_WF: JetStream cannot set aside its byte limit, 67108864 bytes \(.*insufficient.*\): lower it \(CHORUS_STREAM_MAX_BYTES\), or give the server more room \(max_file_store\)$/);
+    } finally {
+      await other.close();
+    }
   });
 
   it('storage full - a submission is answered 503 at once, saying the store is full; /ready says so; once space is freed both recover', async () => {

@@ -32,6 +32,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((e) => {
-  console.error(e instanceof Error ? e.message : e);
+  console.error(`Chorus did not start: ${e instanceof Error ? e.message : String(e)}`);
   process.exit(1);
 });

@@ -117,6 +117,7 @@ export class Bus {
       duplicate_window: nanos(this.options.duplicateWindowMs),
       max_age: nanos(this.options.workflowRetentionMs),
       max_bytes: this.options.workflowMaxBytes,
+      maxBytesSetting: 'CHORUS_STREAM_MAX_BYTES',
     });
     await this.ensureStream({
       name: this.options.duplicateStream,
@@ -130,6 +131,7 @@ export class Bus {
       duplicate_window: nanos(this.options.duplicateWindowMs),
       max_age: nanos(this.options.deadLetterRetentionMs),
       max_bytes: this.options.deadLetterMaxBytes,
+      maxBytesSetting: 'CHORUS_DEAD_LETTER_MAX_BYTES',
     });
   }
 
@@ -140,7 +142,22 @@ export class Bus {
    * `nats stream edit` stays). JetStream sets a stream's byte limit aside on its disk (on every
    * replica) when the stream is created or updated: a limit the server cannot set aside fails.
    */
-  async ensureStream(config: Pick<StreamConfig, 'name' | 'subjects' | 'duplicate_window' | 'max_age'> & { max_bytes?: number }): Promise<void> {
+  async ensureStream(config: Pick<StreamConfig, 'name' | 'subjects' | 'duplicate_window' | 'max_age'> & { max_bytes?: number; maxBytesSetting?: string }): Promise<void> {
+    const { maxBytesSetting, ...stream } = config;
+    try {
+      await this.ensureStreamAs(stream);
+    } catch (e) {
+      // The server's own words ("insufficient storage resources available") name neither the stream
+      // nor the setting that asked for the room.
+      if (!/insufficient (storage )?resources/i.test(String((e as Error)?.message)) || config.max_bytes === undefined) throw e;
+      throw new Error(
+        `stream ${config.name}: JetStream cannot set aside its byte limit, ${config.max_bytes} bytes (${(e as Error).message}): lower it${maxBytesSetting ? ` (${maxBytesSetting})` : ''}, or give the server more room (max_file_store)`,
+        { cause: e },
+      );
+    }
+  }
+
+  private async ensureStreamAs(config: Pick<StreamConfig, 'name' | 'subjects' | 'duplicate_window' | 'max_age'> & { max_bytes?: number }): Promise<void> {
     if (!this.options.manageTopology) {
       try {
         await this.jsm.streams.info(config.name);
