@@ -225,13 +225,19 @@ describe('chorus CLI, end to end', () => {
     expect(names.stderr).toContain('  - --only floor-cor: no such system or section\n  - --hub-checkpoints must be a comma-separated list of positive integers, got "0"\n');
   });
 
-  it('chorus - with no command: the usage on stderr, exit 2; --help: the usage on stdout, exit 0', async () => {
+  it("chorus - with no command: the usage on stderr, exit 2; --help: the usage on stdout, exit 0, a command's own after a command", async () => {
     const none = await runCli([]);
     expect({ code: none.code, stdout: none.stdout }).toEqual({ code: 2, stdout: '' });
     expect(none.stderr).toMatch(/^chorus: missing command\n\nUsage: chorus <command> \[options\]/);
     const help = await runCli(['--help']);
     expect({ code: help.code, stderr: help.stderr }).toEqual({ code: 0, stderr: '' });
     expect(help.stdout).toMatch(/^Usage: chorus <command> \[options\]/);
+    // A command's --help: its own synopsis and options, not every command's.
+    const list = await runCli(['list', '--help']);
+    expect({ code: list.code, stderr: list.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(list.stdout).toMatch(/^Usage: chorus list \[--status S\] [\s\S]*?\[--tenant T\]\n\n/);
+    expect(list.stdout).toMatch(/^ {2}--cursor C {2,}/m);
+    expect(list.stdout).not.toMatch(/--wait|Commands:/);
   });
 
   it('chorus watch, status, history, list - a reader that closes stdout early ends the command quietly, exit 0', async () => {

@@ -4,12 +4,14 @@ import { isTimeFilter } from '@chorus/envelope';
 import { UsageError, parseCliArgs, toFlagErrors } from './cli.args';
 
 describe('parseCliArgs', () => {
-  it('parseCliArgs - no command is a usage error; --help (with or without a command) asks for the usage', () => {
+  it("parseCliArgs - no command is a usage error; --help asks for the usage, a command's own with a command", () => {
     expect(() => parseCliArgs([])).toThrow('missing command');
     expect(() => parseCliArgs(['--json'])).toThrow('missing command');
     expect(parseCliArgs(['--help']).command).toBe('help');
     expect(parseCliArgs(['-h']).command).toBe('help');
-    expect(parseCliArgs(['list', '--help']).command).toBe('help');
+    expect(parseCliArgs(['list', '--help'])).toEqual(expect.objectContaining({ command: 'help', helpFor: 'list' }));
+    expect(parseCliArgs(['help', 'dead-letters'])).toEqual(expect.objectContaining({ command: 'help', helpFor: 'dead-letters' }));
+    expect(parseCliArgs(['--help']).helpFor).toBeUndefined();
   });
 
   // The samples the user test tried, and the edges of the API's rule (isTimeFilter).

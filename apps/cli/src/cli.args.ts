@@ -1,41 +1,14 @@
 import { parseArgs } from 'node:util';
 import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE, TIME_FILTER_RULE, isTimeFilter, type FieldError } from '@chorus/envelope';
+import { COMMAND_NAMES, globalUsage, type CommandName } from './cli.commands';
 
-export const USAGE = `Usage: chorus <command> [options]
-
-Commands:
-  query "<text>" [--wait] [--require-all] [--profile NAME]... [--top-k N]
-                 [--deadline-ms MS] [--tenant T] [--session S] [--idempotency-key K]
-                      submit a query; prints its correlation id, then (with --wait) the result
-  status <id>         the workflow's status, steps and result
-  history <id>        the workflow's envelopes, in stream order
-  watch <id>          follow the workflow live, step by step, until it ends (or until
-                      CHORUS_WATCH_GRACE_MS after its deadline if the hub never says)
-  list [--status S] [--agent A] [--since T] [--until T] [--limit N] [--cursor C] [--tenant T]
-                      recent workflows, newest first (--cursor: the next page; --since, --until:
-                      an RFC 3339 date-time, 2026-11-30T10:30:00Z, or a date, 2026-11-30)
-  dead-letters [--limit N] [--tenant T]
-                      the newest dead letters (envelopes refused as invalid, steps given up),
-                      newest first, with the reason and what was wrong (default 20)
-  cancel <id>         cancel a workflow
-  retry <id> [--wait] run again a workflow that failed, timed out, was cancelled or completed
-                      degraded: prints the new workflow's id, then (with --wait) its result
-  bench [options]     run the benchmark (as npm run bench; chorus bench --help lists its options)
-
-Options:
-  --json              print JSON instead of text
-  --nats URL          NATS server (default: NATS_URL, else nats://127.0.0.1:4222); a secured one is
-                      reached as the "cli" user of CHORUS_NATS_CREDENTIALS, else NATS_USER and
-                      NATS_PASS, else NATS_TOKEN
-  -h, --help          this help
-
-Exit codes: 0 completed/ok; 1 workflow failed, timed out or cancelled, no such workflow,
-(cancel) already finished, or (retry) nothing to retry; 2 usage error, bad configuration or NATS
-credentials refused; 3 Chorus unreachable or its hub behind (it did not record the workflow or
-confirm its end in time).`;
+/** What `chorus --help` prints. */
+export const USAGE = globalUsage();
 
 export interface CliArgs {
-  command: 'query' | 'status' | 'history' | 'watch' | 'list' | 'dead-letters' | 'cancel' | 'retry' | 'help';
+  command: CommandName | 'help';
+  /** With `help`: the command whose usage to print (`chorus list --help`, `chorus help list`); absent: every command's. */
+  helpFor?: CommandName;
   positional: string[];
   wait: boolean;
   requireAll: boolean;
@@ -66,7 +39,9 @@ export class UsageError extends Error {
   }
 }
 
-const COMMANDS = ['query', 'status', 'history', 'watch', 'list', 'dead-letters', 'cancel', 'retry', 'help'] as const;
+function isCommand(name: string | undefined): name is CommandName {
+  return (COMMAND_NAMES as readonly (string | undefined)[]).includes(name);
+}
 
 export function parseCliArgs(argv: string[]): CliArgs {
   let parsed;
@@ -100,9 +75,10 @@ export function parseCliArgs(argv: string[]): CliArgs {
   }
   const { values, positionals } = parsed;
   const [command, ...positional] = positionals;
-  if (values.help) return { ...defaults(), command: 'help' };
+  if (values.help) return { ...defaults(), command: 'help', helpFor: isCommand(command) ? command : undefined };
   if (command === undefined) throw new UsageError('missing command');
-  if (!(COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command: ${command}`);
+  if (command === 'help') return { ...defaults(), command: 'help', helpFor: isCommand(positional[0]) ? positional[0] : undefined };
+  if (!isCommand(command)) throw new UsageError(`unknown command: ${command}`);
   const needsOne = ['query', 'status', 'history', 'watch', 'cancel', 'retry'].includes(command);
   if (needsOne && positional.length !== 1) {
     throw new UsageError(command === 'query' ? 'query needs exactly one argument: the query text, in quotes' : `${command} needs exactly one argument: a correlation id`);
@@ -110,7 +86,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
   // Every bad value at once, so one correction fixes them all.
   const problems: string[] = [];
   const args: CliArgs = {
-    command: command as CliArgs['command'],
+    command,
     positional,
     wait: values.wait ?? false,
     requireAll: values['require-all'] ?? false,

@@ -7,6 +7,7 @@ import { busOptionsFor, parseChorusConfig, type ChorusConfig } from '@chorus/con
 import { DEFAULT_TENANT, EnvelopeErrorCodes, InvalidEnvelopeError, isTerminalStatus, type WorkflowStatus, type WorkflowView } from '@chorus/envelope';
 import { createRootLogger } from '@chorus/observability';
 import { parseCliArgs, toFlagErrors, UsageError, USAGE, type CliArgs } from './cli.args';
+import { commandUsage } from './cli.commands';
 import { renderDeadLetters, renderHistory, renderList, renderWorkflow } from './cli.render';
 import { watch } from './cli.watch';
 
@@ -37,7 +38,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return ExitCodes.Usage;
   }
   if (args.command === 'help') {
-    io.stdout(USAGE);
+    io.stdout(args.helpFor ? commandUsage(args.helpFor) : USAGE);
     return ExitCodes.Ok;
   }
   let config: ChorusConfig;
