@@ -240,6 +240,28 @@ describe('chorus CLI, end to end', () => {
     expect(list.stdout).not.toMatch(/--wait|Commands:/);
   });
 
+  it("chorus - another command's options, unknown options and bad values: a usage error naming each at once (exit 2), nothing sent", async () => {
+    // An unreachable NATS: a command that tried to send would exit 3, not 2.
+    const nowhere = ['--nats', 'nats://127.0.0.1:1'];
+    const query = await runCli(['query', 'x', '--since', '2026-01-01', '--limit', '3', '--status', 'failed', '--cursor', 'abc', ...nowhere]);
+    expect({ code: query.code, stdout: query.stdout }).toEqual({ code: 2, stdout: '' });
+    expect(query.stderr).toMatch(/^chorus: invalid options:\n {2}--since is not an option of query \(list takes it\)\n {2}--limit is not an option of query \(list and dead-letters take it\)\n {2}--status .*\n {2}--cursor .*\n\nUsage: chorus query /);
+    const letters = await runCli(['dead-letters', '--status', 'failed', ...nowhere]);
+    expect({ code: letters.code, stderr: letters.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(/^chorus: --status is not an option of dead-letters \(list takes it\)\n\nUsage: chorus dead-letters /) });
+    for (const argv of [['cancel', 'id', '--deadline-ms', '5'], ['status', 'id', '--profile', 'x', '--require-all']]) {
+      expect((await runCli([...argv, ...nowhere])).code).toBe(2);
+    }
+    // Node's parseArgs named only the first problem, in its words ("argument is ambiguous", "place it … after '--'").
+    const values = await runCli(['query', 'x', '--top-k', 'abc', '--deadline-ms', '-5', '--idempotency-key', 'a b', ...nowhere]);
+    expect({ code: values.code, stderr: values.stderr }).toEqual({
+      code: 2,
+      stderr:
+        'chorus: invalid options:\n  --top-k must be a positive integer\n  --deadline-ms must be a positive integer\n  --idempotency-key must be 1 to 256 printable ASCII characters, no spaces\n(chorus query --help shows its options)\n',
+    });
+    const bogus = await runCli(['list', '--bogus', ...nowhere]);
+    expect({ code: bogus.code, stderr: bogus.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(/^chorus: --bogus is not an option\n\nUsage: chorus list /) });
+  });
+
   it('chorus watch, status, history, list - a reader that closes stdout early ends the command quietly, exit 0', async () => {
     const q = await chorus(f, 'query', 'what is a closed pipe', '--wait', '--json');
     const id = JSON.parse(q.stdout).correlation_id as string;

@@ -46,22 +46,69 @@ describe('parseCliArgs', () => {
     expect({ since: accepted('--since'), until: accepted('--until') }).toEqual({ since: isTimeFilter(value), until: isTimeFilter(value) });
   });
 
+  const error = (argv: string[]) => {
+    try {
+      parseCliArgs(argv);
+    } catch (e) {
+      return { message: (e as UsageError).message, showUsage: (e as UsageError).showUsage, command: (e as UsageError).command };
+    }
+    return null;
+  };
+
   it('parseCliArgs - every bad value is named at once, without the whole usage; an unknown command or option still shows it', () => {
-    const error = (argv: string[]) => {
-      try {
-        parseCliArgs(argv);
-      } catch (e) {
-        return { message: (e as UsageError).message, showUsage: (e as UsageError).showUsage };
-      }
-      return null;
-    };
     expect(error(['query', 'x', '--top-k', '0', '--deadline-ms', 'soon', '--idempotency-key', 'has space'])).toEqual({
       message: 'invalid options:\n  --top-k must be a positive integer\n  --deadline-ms must be a positive integer\n  --idempotency-key must be 1 to 256 printable ASCII characters, no spaces',
       showUsage: false,
+      command: 'query',
     });
-    expect(error(['list', '--limit', '0'])).toEqual({ message: '--limit must be a positive integer', showUsage: false });
-    expect(error(['bogus'])).toEqual({ message: 'unknown command: bogus', showUsage: true });
-    expect(error(['list', '--bogus'])?.showUsage).toBe(true);
+    expect(error(['list', '--limit', '0'])).toEqual({ message: '--limit must be a positive integer', showUsage: false, command: 'list' });
+    expect(error(['bogus'])).toEqual({ message: 'unknown command: bogus', showUsage: true, command: undefined });
+    expect(error(['list', '--bogus'])).toEqual({ message: '--bogus is not an option', showUsage: true, command: 'list' });
+  });
+
+  it("parseCliArgs - another command's option is a usage error naming every such option at once, and who takes it", () => {
+    expect(error(['dead-letters', '--status', 'failed'])).toEqual({ message: '--status is not an option of dead-letters (list takes it)', showUsage: true, command: 'dead-letters' });
+    expect(error(['query', 'x', '--since', '2026-01-01', '--limit', '3', '--status', 'failed', '--cursor', 'abc'])).toEqual({
+      message:
+        'invalid options:\n  --since is not an option of query (list takes it)\n  --limit is not an option of query (list and dead-letters take it)\n  --status is not an option of query (list takes it)\n  --cursor is not an option of query (list takes it)',
+      showUsage: true,
+      command: 'query',
+    });
+    expect(error(['cancel', 'id', '--deadline-ms', '5'])?.message).toBe('--deadline-ms is not an option of cancel (query takes it)');
+    expect(error(['status', 'id', '--profile', 'x', '--require-all'])?.message).toBe(
+      'invalid options:\n  --profile is not an option of status (query takes it)\n  --require-all is not an option of status (query takes it)',
+    );
+    expect(error(['watch', 'id', '--wait'])?.message).toBe('--wait is not an option of watch (query and retry take it)');
+    // What each command takes, and the options of every command, still pass.
+    expect(parseCliArgs(['retry', 'id', '--wait', '--tenant', 'acme', '--json', '--nats', 'nats://x:1'])).toEqual(
+      expect.objectContaining({ command: 'retry', wait: true, tenant: 'acme', json: true, nats: 'nats://x:1' }),
+    );
+    expect(parseCliArgs(['dead-letters', '--limit', '5', '--tenant', 'acme'])).toEqual(expect.objectContaining({ limit: 5, tenant: 'acme' }));
+  });
+
+  it("parseCliArgs - option errors in the CLI's own words, every one at once: unknown, missing value, a value starting with '-'", () => {
+    // Node's parseArgs stopped at the first: "Option '--deadline-ms' argument is ambiguous".
+    expect(error(['query', 'x', '--top-k', 'abc', '--deadline-ms', '-5', '--idempotency-key', 'a b'])).toEqual({
+      message: 'invalid options:\n  --top-k must be a positive integer\n  --deadline-ms must be a positive integer\n  --idempotency-key must be 1 to 256 printable ASCII characters, no spaces',
+      showUsage: false,
+      command: 'query',
+    });
+    expect(parseCliArgs(['query', 'x', '--session', '-abc']).session).toBe('-abc');
+    expect(parseCliArgs(['query', 'x', '--deadline-ms=5000']).deadlineMs).toBe(5000);
+    const bogus = error(['query', 'x', '--bogus', '-z', '--top-k']);
+    expect(bogus).toEqual({ message: 'invalid options:\n  --bogus is not an option\n  -z is not an option\n  --top-k needs a value', showUsage: true, command: 'query' });
+    expect(bogus!.message).not.toMatch(/parseArgs|'--'|ambiguous/);
+    expect(error(['list', '--tenant', '--json'])?.message).toBe('--tenant needs a value (--json is an option; a value that starts with "-" is written --tenant=T)');
+    expect(error(['list', '--json=yes', '--tenant', 'a', '--tenant', 'b'])?.message).toBe('invalid options:\n  --json takes no value (given "yes")\n  --tenant is given more than once; give it once');
+    expect(parseCliArgs(['query', 'x', '--profile', 'a', '--profile', 'b']).profiles).toEqual(['a', 'b']);
+  });
+
+  it('parseCliArgs - a missing or extra argument is named with the options that are wrong, and shows the usage', () => {
+    expect(error(['status', '--bogus'])).toEqual({ message: 'invalid command line:\n  --bogus is not an option\n  status needs exactly one argument: a correlation id', showUsage: true, command: 'status' });
+    expect(error(['list', 'extra'])).toEqual({ message: 'list takes no argument, not "extra"', showUsage: true, command: 'list' });
+    expect(error(['query'])).toEqual({ message: 'query needs exactly one argument: the query text, in quotes', showUsage: true, command: 'query' });
+    // After `--`, a word is an argument even when it starts with '-'.
+    expect(parseCliArgs(['query', '--', '-x marks the spot']).positional).toEqual(['-x marks the spot']);
   });
 
   it('parseCliArgs - a time without a zone is refused, as over HTTP, instead of being read as UTC', () => {

@@ -34,7 +34,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     args = parseCliArgs(argv);
   } catch (e) {
     const showUsage = !(e instanceof UsageError) || e.showUsage;
-    io.stderr(`chorus: ${(e as Error).message}\n${showUsage ? `\n${USAGE}` : '(chorus --help shows every command and option)'}`);
+    const command = e instanceof UsageError ? e.command : undefined;
+    const hint = command ? `(chorus ${command} --help shows its options)` : '(chorus --help shows every command and option)';
+    io.stderr(`chorus: ${(e as Error).message}\n${showUsage ? `\n${command ? commandUsage(command) : USAGE}` : hint}`);
     return ExitCodes.Usage;
   }
   if (args.command === 'help') {
