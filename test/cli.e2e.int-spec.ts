@@ -178,6 +178,9 @@ describe('chorus CLI, end to end', () => {
     }
     const elsewhere = await chorus(f, 'status', id, '--tenant', 'globex');
     expect({ code: elsewhere.code, stderr: elsewhere.stderr }).toEqual({ code: 1, stderr: `chorus: no workflow ${id} in tenant globex (another tenant's? use --tenant T)\n` });
+    // The hint to follow a workflow names its tenant, or it would not find it.
+    const submitted = await chorus(f, 'query', 'whose workflow is this one', '--tenant', 'acme');
+    expect(submitted).toEqual({ code: 0, stdout: expect.stringMatching(/^\S+\n$/), stderr: `submitted; follow it with: chorus status ${submitted.stdout.trim()} --tenant acme\n` });
     const found = await chorus(f, 'status', id, '--tenant', 'acme');
     expect({ code: found.code, stderr: found.stderr }).toEqual({ code: 0, stderr: '' });
     expect(found.stdout).toMatch(/^status: completed/);
@@ -328,10 +331,11 @@ describe('chorus CLI, end to end', () => {
     // A key used before for another query: refused, naming what differs.
     const reuse = `cli-key-${Date.now()}`;
     const first = await chorus(f, 'query', 'what is a key', '--idempotency-key', reuse);
-    expect(first).toMatchObject({ code: 0, stdout: expect.stringMatching(/^correlation_id: ik_\w+\nsubmitted; follow it with/) });
+    // Without --wait, stdout is the id alone (ID=$(chorus query …)); what next, on stderr.
+    expect(first).toEqual({ code: 0, stdout: expect.stringMatching(/^ik_\w+\n$/), stderr: `submitted; follow it with: chorus status ${first.stdout.trim()}\n` });
     // The same key and query again: that workflow, and said so; nothing new started.
     const again = await chorus(f, 'query', 'what is a key', '--idempotency-key', reuse);
-    expect(again).toMatchObject({ code: 0, stdout: expect.stringMatching(/^correlation_id: ik_\w+ \(submitted before: this is that workflow, nothing new started\)\nalready submitted; follow it with/) });
+    expect(again).toEqual({ code: 0, stdout: first.stdout, stderr: `already submitted (this is that workflow, nothing new started); follow it with: chorus status ${first.stdout.trim()}\n` });
     expect(JSON.parse((await chorus(f, 'query', 'what is a key', '--idempotency-key', reuse, '--json')).stdout)).toEqual({ correlation_id: expect.stringMatching(/^ik_/), duplicate: true });
     const reused = await chorus(f, 'query', 'what is another key', '--idempotency-key', reuse);
     expect({ code: reused.code, stderr: reused.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(/already named workflow ik_\w+, started with another request \(query differs\)/) });

@@ -110,17 +110,19 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus, timing: { graceMs: number; maxDeadlineMs: number }): Promise<number> {
   const print = (value: unknown, text: () => string) => io.stdout(args.json ? JSON.stringify(value, null, 2) : text());
   const tenant = args.tenant ?? DEFAULT_TENANT;
+  /** For a hint's command: without it, `chorus status <id>` would not find another tenant's workflow. */
+  const tenantFlag = args.tenant ? ` --tenant ${args.tenant}` : '';
   // A workflow submitted a moment ago may not be recorded by the hub yet (see ChorusClient.find).
   const accepted = { acceptedWithinMs: timing.maxDeadlineMs + 60_000 };
   /** A waited-for workflow: printed when it ended; when the hub did not confirm an end, says so (exit 3). */
   const printEnded = (id: string, workflow: WorkflowView | null): number => {
     if (!workflow) {
-      io.stderr(`chorus: ${id} was accepted, but the hub has not confirmed how it ended (it is not answering); ask again with: chorus status ${id}`);
+      io.stderr(`chorus: ${id} was accepted, but the hub has not confirmed how it ended (it is not answering); ask again with: chorus status ${id}${tenantFlag}`);
       return ExitCodes.Unreachable;
     }
     print(workflow, () => renderWorkflow(workflow));
     if (!isTerminalStatus(workflow.status)) {
-      io.stderr(`chorus: the hub has not confirmed the end of ${workflow.correlation_id} (still ${workflow.status} after its deadline); ask again with: chorus status ${workflow.correlation_id}`);
+      io.stderr(`chorus: the hub has not confirmed the end of ${workflow.correlation_id} (still ${workflow.status} after its deadline); ask again with: chorus status ${workflow.correlation_id}${tenantFlag}`);
       return ExitCodes.Unreachable;
     }
     return exitFor(workflow);
@@ -140,19 +142,22 @@ async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus,
         deadline_ms: args.deadlineMs,
         require_all: args.requireAll,
       };
-      // With --wait --json, stdout is one JSON document, the workflow (its correlation_id included);
-      // the id alone goes to stderr first, so it is known even if the wait ends badly.
-      // A submission that names a workflow already there (the same idempotency key, or the session
-      // strategy's same request) starts nothing: said as such, not as "submitted".
+      // Without --wait, stdout is the id alone (ID=$(chorus query …)), or with --json its JSON; what
+      // to do next goes to stderr. With --wait --json, stdout is one JSON document, the workflow (its
+      // correlation_id included); the id goes to stderr first, so it is known even if the wait ends
+      // badly. A submission that names a workflow already there (the same idempotency key, or the
+      // session strategy's same request) starts nothing: said as such, not as "submitted".
       const onSubmitted = (s: { correlation_id: string; duplicate: boolean }) => {
         const line = `correlation_id: ${s.correlation_id}${s.duplicate ? ' (submitted before: this is that workflow, nothing new started)' : ''}`;
-        if (args.json && args.wait) io.stderr(line);
-        else io.stdout(args.json ? JSON.stringify({ correlation_id: s.correlation_id, duplicate: s.duplicate }) : line);
+        if (!args.wait) io.stdout(args.json ? JSON.stringify({ correlation_id: s.correlation_id, duplicate: s.duplicate }) : s.correlation_id);
+        else if (args.json) io.stderr(line);
+        else io.stdout(line);
       };
       const options = { idempotencyKey: args.idempotencyKey, onSubmitted };
       if (!args.wait) {
         const s = await client.submit(request, options);
-        if (!args.json) io.stdout(`${s.duplicate ? 'already submitted' : 'submitted'}; follow it with: chorus status ${s.correlation_id}`);
+        const what = s.duplicate ? 'already submitted (this is that workflow, nothing new started)' : 'submitted';
+        if (!args.json) io.stderr(`${what}; follow it with: chorus status ${s.correlation_id}${tenantFlag}`);
         return ExitCodes.Ok;
       }
       const { submitted, workflow } = await client.submitAndWait(request, options);
@@ -220,7 +225,7 @@ async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus,
         if (!args.wait) {
           const started = await client.retry(workflow, 'retried from the CLI');
           announce(started);
-          if (!args.json) io.stdout(`follow it with: chorus status ${started.correlation_id}`);
+          if (!args.json) io.stdout(`follow it with: chorus status ${started.correlation_id}${tenantFlag}`);
           return ExitCodes.Ok;
         }
         const { started, workflow: retried } = await client.retryAndWait(workflow, 'retried from the CLI');
