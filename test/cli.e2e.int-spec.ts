@@ -137,6 +137,13 @@ describe('chorus CLI, end to end', () => {
     const again = await chorus(f, 'cancel', id);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/already finished \(cancelled\)/);
+    // With --json, the error is also a JSON object on stdout, the exit code the same.
+    const againJson = await chorus(f, 'cancel', id, '--json');
+    expect({ code: againJson.code, stdout: JSON.parse(againJson.stdout), stderr: againJson.stderr }).toEqual({
+      code: 1,
+      stdout: { error: { error_type: 'ALREADY_FINISHED', message: `workflow ${id} already finished (cancelled); nothing to cancel`, status: 'cancelled' } },
+      stderr: `chorus: workflow ${id} already finished (cancelled); nothing to cancel\n`,
+    });
     f.chorus.components.push(await startResponder(f.chorus.bus, f.config, f.log));
     expect((await getJson(`${f.url}/v1/workflows/${id}`)).body.status).toBe('cancelled');
   });
@@ -166,15 +173,25 @@ describe('chorus CLI, end to end', () => {
     const nothing = await chorus(f, 'retry', JSON.parse(done.stdout).correlation_id);
     expect({ code: nothing.code, stdout: nothing.stdout }).toEqual({ code: 1, stdout: '' });
     expect(nothing.stderr).toMatch(/completed with every lens it planned: there is nothing to retry/);
+    const nothingJson = await chorus(f, 'retry', JSON.parse(done.stdout).correlation_id, '--json');
+    expect({ code: nothingJson.code, stdout: JSON.parse(nothingJson.stdout) }).toEqual({
+      code: 1,
+      stdout: { error: { error_type: 'NOT_RETRYABLE', message: expect.stringMatching(/there is nothing to retry/), status: 'completed' } },
+    });
   });
 
-  it('chorus status, history, watch, cancel, retry - another tenant\'s workflow: not found in the tenant read, named with a pointer to --tenant (exit 1)', async () => {
+  it('chorus status, history, watch, cancel, retry - another tenant\'s workflow: not found in the tenant read, named with a pointer to --tenant (exit 1; with --json, a JSON error too)', async () => {
     const q = await chorus(f, 'query', 'whose workflow is this', '--tenant', 'acme', '--wait', '--json');
     expect(q.code).toBe(0);
     const id = JSON.parse(q.stdout).correlation_id as string;
     for (const command of ['status', 'history', 'watch', 'cancel', 'retry']) {
       const r = await chorus(f, command, id);
       expect({ command, code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ command, code: 1, stdout: '', stderr: `chorus: no workflow ${id} in tenant default (another tenant's? use --tenant T)\n` });
+    }
+    for (const command of ['status', 'history', 'watch', 'cancel', 'retry']) {
+      const r = await chorus(f, command, id, '--json');
+      const error = { error_type: 'WORKFLOW_NOT_FOUND', message: `no workflow ${id} in tenant default (another tenant's? use --tenant T)` };
+      expect({ command, code: r.code, stdout: JSON.parse(r.stdout) }).toEqual({ command, code: 1, stdout: { error } });
     }
     const elsewhere = await chorus(f, 'status', id, '--tenant', 'globex');
     expect({ code: elsewhere.code, stderr: elsewhere.stderr }).toEqual({ code: 1, stderr: `chorus: no workflow ${id} in tenant globex (another tenant's? use --tenant T)\n` });
@@ -289,6 +306,12 @@ describe('chorus CLI, end to end', () => {
     expect(more.stderr).toMatch(/^ {2}--top-k must not be greater than \d+$/m);
     expect(more.stderr).toMatch(/^ {2}--tenant must match/m);
     expect(more.stderr).not.toMatch(/payload|top_k|tenant_id/);
+    // With --json, also a JSON error on stdout, each field by its flag.
+    const json = await chorus(f, 'query', 'x', '--session', 'bad session', '--json');
+    expect({ code: json.code, stdout: JSON.parse(json.stdout) }).toEqual({
+      code: 2,
+      stdout: { error: { error_type: 'INVALID_ENVELOPE', message: 'invalid query', errors: [{ field: '--session', messages: ['--session must match [A-Za-z0-9_-]{1,64}'] }] } },
+    });
   });
 
   it('chorus - on a NATS server that requires users: a refusal says so and how to authenticate (exit 2); the cli user of CHORUS_NATS_CREDENTIALS gets in', async () => {
@@ -350,6 +373,11 @@ describe('chorus CLI, end to end', () => {
     );
     // The CLI's own hint, and the address once: not the apps' "no NATS server answers … set NATS_URL" on top.
     expect({ code, stderr }).toEqual({ code: 3, stderr: 'chorus: cannot reach Chorus at nats://127.0.0.1:1: connection refused\nIs it running? Start it with: npm start\n' });
+    const unreachable = await runCli(['status', 'x', '--json', '--nats', 'nats://127.0.0.1:1']);
+    expect({ code: unreachable.code, stdout: JSON.parse(unreachable.stdout) }).toEqual({
+      code: 3,
+      stdout: { error: { error_type: 'NATS_UNREACHABLE', message: 'cannot reach Chorus at nats://127.0.0.1:1: connection refused' } },
+    });
 
     // A NATS server that answers but has no Chorus streams: exit 3 at once, not a process kept alive by its connection.
     const bare = await startNats({ own: true });

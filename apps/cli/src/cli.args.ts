@@ -223,10 +223,15 @@ const FIELD_FLAGS: Readonly<Record<string, string>> = {
  * match …`. The libraries name the fields of the wire contract, which the CLI's user never wrote.
  */
 export function toFlagErrors(fields: readonly FieldError[]): string[] {
-  return fields.flatMap((f) => {
+  return toFlagFields(fields).flatMap((f) => f.messages);
+}
+
+/** {@link toFlagErrors}, each field kept apart and named by its flag (`--json`'s `errors`). */
+export function toFlagFields(fields: readonly FieldError[]): FieldError[] {
+  return fields.map((f) => {
     const flag = FIELD_FLAGS[f.field] ?? f.field;
     const name = f.field.slice(f.field.lastIndexOf('.') + 1);
-    return f.messages.map((m) => (m.startsWith(`${name} `) ? `${flag}${m.slice(name.length)}` : `${flag}: ${m}`));
+    return { field: flag, messages: f.messages.map((m) => (m.startsWith(`${name} `) ? `${flag}${m.slice(name.length)}` : `${flag}: ${m}`)) };
   });
 }
 

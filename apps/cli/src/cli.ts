@@ -6,8 +6,9 @@ import { Bus, ChorusClient, readDeadLetters, type BusOptions, IdempotencyKeyReus
 import { busOptionsFor, parseChorusConfig, type ChorusConfig } from '@chorus/config';
 import { DEFAULT_TENANT, EnvelopeErrorCodes, InvalidEnvelopeError, isTerminalStatus, type WorkflowStatus, type WorkflowView } from '@chorus/envelope';
 import { createRootLogger } from '@chorus/observability';
-import { parseCliArgs, toFlagErrors, UsageError, USAGE, type CliArgs } from './cli.args';
+import { parseCliArgs, toFlagErrors, toFlagFields, UsageError, USAGE, type CliArgs } from './cli.args';
 import { commandUsage } from './cli.commands';
+import { CliErrorTypes, reportFailure, type Failure } from './cli.failure';
 import { renderDeadLetters, renderHistory, renderList, renderWorkflow } from './cli.render';
 import { watch } from './cli.watch';
 
@@ -36,13 +37,17 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     const showUsage = !(e instanceof UsageError) || e.showUsage;
     const command = e instanceof UsageError ? e.command : undefined;
     const hint = command ? `(chorus ${command} --help shows its options)` : '(chorus --help shows every command and option)';
-    io.stderr(`chorus: ${(e as Error).message}\n${showUsage ? `\n${command ? commandUsage(command) : USAGE}` : hint}`);
-    return ExitCodes.Usage;
+    // The command line did not parse, but a --json on it still asks for a JSON error.
+    const end = argv.indexOf('--');
+    const json = (end < 0 ? argv : argv.slice(0, end)).includes('--json');
+    const message = (e as Error).message;
+    return reportFailure(io, json, { exitCode: ExitCodes.Usage, error_type: CliErrorTypes.Usage, message, hint: showUsage ? `\n${command ? commandUsage(command) : USAGE}` : hint });
   }
   if (args.command === 'help') {
     io.stdout(args.helpFor ? commandUsage(args.helpFor) : USAGE);
     return ExitCodes.Ok;
   }
+  const fail = (f: Failure) => reportFailure(io, args.json, f);
   let config: ChorusConfig;
   let busOptions: BusOptions;
   try {
@@ -50,8 +55,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     busOptions = busOptionsFor(config, 'cli');
   } catch (e) {
     // A ConfigError names every bad variable (or a credentials file without a cli user).
-    io.stderr(`chorus: ${(e as Error).message}`);
-    return ExitCodes.Usage;
+    return fail({ exitCode: ExitCodes.Usage, error_type: codeOf(e), message: (e as Error).message });
   }
   const log = createRootLogger({ name: 'cli', level: 'silent' });
   let bus: Bus | undefined;
@@ -64,13 +68,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     const refused = authorizationFailure(e);
     if (refused) {
       // Chorus may well be running: retrying will not help, the credentials are a setting to fix.
-      io.stderr(`chorus: NATS at ${config.bus.servers.join(', ')} refused the CLI's credentials (${refused}); ${describeNatsUser(config, busOptions)}\n${CREDENTIALS_HINT}`);
-      return ExitCodes.Usage;
+      const message = `NATS at ${config.bus.servers.join(', ')} refused the CLI's credentials (${refused}); ${describeNatsUser(config, busOptions)}`;
+      return fail({ exitCode: ExitCodes.Usage, error_type: CliErrorTypes.CredentialsRefused, message, hint: CREDENTIALS_HINT });
     }
     // The CLI has its own hint (npm start), and names the address once: only the client's word from NatsUnreachableError.
     const why = e instanceof NatsUnreachableError ? e.reason : (e as Error).message;
-    io.stderr(`chorus: cannot reach Chorus at ${config.bus.servers.join(', ')}: ${why}\nIs it running? Start it with: npm start`);
-    return ExitCodes.Unreachable;
+    const message = `cannot reach Chorus at ${config.bus.servers.join(', ')}: ${why}`;
+    return fail({ exitCode: ExitCodes.Unreachable, error_type: CliErrorTypes.Unreachable, message, hint: 'Is it running? Start it with: npm start' });
   }
   const client = new ChorusClient(bus, {
     agent: 'cli',
@@ -81,33 +85,41 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     terminalGraceMs: config.workflow.terminalGraceMs,
   });
   try {
-    return await execute(args, client, io, bus, { graceMs: config.workflow.watchGraceMs, maxDeadlineMs: config.workflow.maxDeadlineMs });
+    return await execute(args, client, io, fail, bus, { graceMs: config.workflow.watchGraceMs, maxDeadlineMs: config.workflow.maxDeadlineMs });
   } catch (e) {
-    if (e instanceof InvalidEnvelopeError) {
-      io.stderr(`chorus: invalid query:\n${toFlagErrors(e.errors).map((line) => `  ${line}`).join('\n')}`);
-      return ExitCodes.Usage;
-    }
-    if (e instanceof IdempotencyKeyReusedError) {
-      io.stderr(`chorus: ${e.message}`);
-      return ExitCodes.Usage;
-    }
-    if (e instanceof RemoteError && e.code === EnvelopeErrorCodes.BadRequest) {
-      // The hub refused what was asked (an invalid id, status, tenant or cursor).
-      io.stderr(`chorus: ${e.fields ? toFlagErrors(e.fields).join('; ') : e.message}`);
-      return ExitCodes.Usage;
-    }
-    if (e instanceof NoRespondersError || e instanceof RequestTimeoutError) {
-      io.stderr(`chorus: the hub is not answering (${e.message}). Is Chorus running?`);
-      return ExitCodes.Unreachable;
-    }
-    io.stderr(`chorus: ${(e as Error).message}`);
-    return ExitCodes.Unreachable;
+    return fail(failureOf(e));
   } finally {
     await bus.close();
   }
 }
 
-async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus, timing: { graceMs: number; maxDeadlineMs: number }): Promise<number> {
+/** What a command that threw reports, and its exit code. */
+function failureOf(e: unknown): Failure {
+  if (e instanceof InvalidEnvelopeError) {
+    const lines = toFlagErrors(e.errors);
+    return { exitCode: ExitCodes.Usage, error_type: e.code, message: 'invalid query', text: `invalid query:\n${lines.map((line) => `  ${line}`).join('\n')}`, errors: toFlagFields(e.errors) };
+  }
+  if (e instanceof IdempotencyKeyReusedError) {
+    // As HTTP's 422: the key, and what differs.
+    return { exitCode: ExitCodes.Usage, error_type: e.code, message: e.message, errors: [{ field: '--idempotency-key', messages: [`used before for a request whose ${e.differing}`] }] };
+  }
+  if (e instanceof RemoteError && e.code === EnvelopeErrorCodes.BadRequest) {
+    // The hub refused what was asked (an invalid id, status, tenant or cursor).
+    return { exitCode: ExitCodes.Usage, error_type: e.code, message: e.fields ? toFlagErrors(e.fields).join('; ') : e.message, ...(e.fields ? { errors: toFlagFields(e.fields) } : {}) };
+  }
+  if (e instanceof NoRespondersError || e instanceof RequestTimeoutError) {
+    return { exitCode: ExitCodes.Unreachable, error_type: e.code, message: `the hub is not answering (${e.message}). Is Chorus running?` };
+  }
+  return { exitCode: ExitCodes.Unreachable, error_type: codeOf(e), message: (e as Error).message };
+}
+
+/** An error's own code (a ChorusError's, a ConfigError's), else {@link CliErrorTypes.Failed}. */
+function codeOf(e: unknown): string {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(code) ? code : CliErrorTypes.Failed;
+}
+
+async function execute(args: CliArgs, client: ChorusClient, io: CliIo, fail: (f: Failure) => number, bus: Bus, timing: { graceMs: number; maxDeadlineMs: number }): Promise<number> {
   const print = (value: unknown, text: () => string) => io.stdout(args.json ? JSON.stringify(value, null, 2) : text());
   const tenant = args.tenant ?? DEFAULT_TENANT;
   /** For a hint's command: without it, `chorus status <id>` would not find another tenant's workflow. */
@@ -117,8 +129,8 @@ async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus,
   /** A waited-for workflow: printed when it ended; when the hub did not confirm an end, says so (exit 3). */
   const printEnded = (id: string, workflow: WorkflowView | null): number => {
     if (!workflow) {
-      io.stderr(`chorus: ${id} was accepted, but the hub has not confirmed how it ended (it is not answering); ask again with: chorus status ${id}${tenantFlag}`);
-      return ExitCodes.Unreachable;
+      const message = `${id} was accepted, but the hub has not confirmed how it ended (it is not answering)`;
+      return fail({ exitCode: ExitCodes.Unreachable, error_type: CliErrorTypes.EndNotConfirmed, message, hint: `ask again with: chorus status ${id}${tenantFlag}` });
     }
     print(workflow, () => renderWorkflow(workflow));
     if (!isTerminalStatus(workflow.status)) {
@@ -130,8 +142,8 @@ async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus,
   switch (args.command) {
     case 'query': {
       if (args.deadlineMs !== undefined && (args.deadlineMs < MIN_DEADLINE_MS || args.deadlineMs > timing.maxDeadlineMs)) {
-        io.stderr(`chorus: --deadline-ms must be from ${MIN_DEADLINE_MS} to ${timing.maxDeadlineMs} (CHORUS_MAX_DEADLINE_MS)`);
-        return ExitCodes.Usage;
+        const message = `--deadline-ms must be from ${MIN_DEADLINE_MS} to ${timing.maxDeadlineMs} (CHORUS_MAX_DEADLINE_MS)`;
+        return fail({ exitCode: ExitCodes.Usage, error_type: CliErrorTypes.Usage, message, errors: [{ field: '--deadline-ms', messages: [message] }] });
       }
       const request = {
         query: args.positional[0],
@@ -165,20 +177,20 @@ async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus,
     }
     case 'status': {
       const workflow = await client.find(args.positional[0], tenant, accepted);
-      if (!workflow) return notFound(io, args.positional[0], tenant);
+      if (!workflow) return notFound(fail, args.positional[0], tenant);
       print(workflow, () => renderWorkflow(workflow));
       return isTerminalStatus(workflow.status) ? exitFor(workflow) : ExitCodes.Ok;
     }
     case 'history': {
-      if (!(await client.find(args.positional[0], tenant, accepted))) return notFound(io, args.positional[0], tenant);
+      if (!(await client.find(args.positional[0], tenant, accepted))) return notFound(fail, args.positional[0], tenant);
       const history = await client.history(args.positional[0], tenant);
-      if (!history) return notFound(io, args.positional[0], tenant);
+      if (!history) return notFound(fail, args.positional[0], tenant);
       print(history, () => renderHistory(history));
       return ExitCodes.Ok;
     }
     case 'watch': {
       const workflow = await client.find(args.positional[0], tenant, accepted);
-      if (!workflow) return notFound(io, args.positional[0], tenant);
+      if (!workflow) return notFound(fail, args.positional[0], tenant);
       const finished = await watch(bus, client, workflow, { stdout: io.stdout, live: args.json ? undefined : io.live }, args.json, timing.graceMs);
       return finished ? exitFor(finished) : ExitCodes.WorkflowNotCompleted;
     }
@@ -203,10 +215,10 @@ async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus,
     }
     case 'cancel': {
       const workflow = await client.find(args.positional[0], tenant, accepted);
-      if (!workflow) return notFound(io, args.positional[0], tenant);
+      if (!workflow) return notFound(fail, args.positional[0], tenant);
       if (isTerminalStatus(workflow.status)) {
-        io.stderr(`chorus: workflow ${workflow.correlation_id} already finished (${workflow.status}); nothing to cancel`);
-        return ExitCodes.WorkflowNotCompleted;
+        const message = `workflow ${workflow.correlation_id} already finished (${workflow.status}); nothing to cancel`;
+        return fail({ exitCode: ExitCodes.WorkflowNotCompleted, error_type: CliErrorTypes.AlreadyFinished, message, status: workflow.status });
       }
       await client.cancel(workflow, 'cancelled from the CLI');
       io.stdout(`cancel requested for ${workflow.correlation_id}`);
@@ -214,7 +226,7 @@ async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus,
     }
     case 'retry': {
       const workflow = await client.find(args.positional[0], tenant, accepted);
-      if (!workflow) return notFound(io, args.positional[0], tenant);
+      if (!workflow) return notFound(fail, args.positional[0], tenant);
       const announce = (started: RetryStarted) => {
         const line = `correlation_id: ${started.correlation_id}\nretry of ${started.retry_of}${started.duplicate ? ' (retried before; this is that retry)' : ''}`;
         // As for query: with --wait --json, stdout is one JSON document, the retry's workflow.
@@ -233,8 +245,7 @@ async function execute(args: CliArgs, client: ChorusClient, io: CliIo, bus: Bus,
         return printEnded(started.correlation_id, retried);
       } catch (e) {
         if (!(e instanceof RetryRefusedError)) throw e;
-        io.stderr(`chorus: ${e.message}`);
-        return ExitCodes.WorkflowNotCompleted;
+        return fail({ exitCode: ExitCodes.WorkflowNotCompleted, error_type: e.code, message: e.message, status: workflow.status });
       }
     }
     default:
@@ -248,9 +259,8 @@ function exitFor(workflow: WorkflowView): number {
 }
 
 /** Not found in the tenant the CLI reads (`default` unless --tenant): it may be another tenant's. */
-function notFound(io: CliIo, id: string, tenant: string): number {
-  io.stderr(`chorus: no workflow ${id} in tenant ${tenant} (another tenant's? use --tenant T)`);
-  return ExitCodes.WorkflowNotCompleted;
+function notFound(fail: (f: Failure) => number, id: string, tenant: string): number {
+  return fail({ exitCode: ExitCodes.WorkflowNotCompleted, error_type: CliErrorTypes.NotFound, message: `no workflow ${id} in tenant ${tenant} (another tenant's? use --tenant T)` });
 }
 
 const CREDENTIALS_HINT =

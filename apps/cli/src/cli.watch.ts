@@ -1,8 +1,17 @@
 import { watchWorkflow, type Bus, type ChorusClient } from '@chorus/bus';
-import type { Envelope, WorkflowView } from '@chorus/envelope';
+import { ChorusError, type Envelope, type WorkflowView } from '@chorus/envelope';
+import { CliErrorTypes } from './cli.failure';
 import { renderWorkflow } from './cli.render';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+/** The hub has not confirmed the end of the watched workflow in time: down, cut off or behind (exit 3). */
+export class EndNotConfirmedError extends ChorusError {
+  readonly code = CliErrorTypes.EndNotConfirmed;
+  constructor(reason: string) {
+    super(reason, { retryable: true });
+  }
+}
 
 export interface WatchIo {
   stdout: (line: string) => void;
@@ -26,7 +35,7 @@ export async function watch(bus: Bus, client: ChorusClient, view: WorkflowView, 
     for await (const event of watchWorkflow(bus, view.tenant_id, view.correlation_id, { since: new Date(started - 60_000), giveUpAfterDeadlineMs: graceMs, deadline: view.deadline })) {
       if (event.kind === 'terminal') break;
       // The hub is down or cut off: like any other unreachable Chorus, an error (exit code 3).
-      if (event.kind === 'unconfirmed') throw new Error(event.reason);
+      if (event.kind === 'unconfirmed') throw new EndNotConfirmedError(event.reason);
       const e = event.envelope;
       if (e.agent !== 'hub' && e.message_type !== 'query') status = 'running';
       io.live?.('');
