@@ -49,13 +49,22 @@ describe('Chorus as processes', () => {
       for (const line of about) expect(line.correlation_id).toBe(id);
     }
 
-    // Every app without an HTTP server of its own serves /health, /ready and /metrics.
+    // Every app run alone serves /health, /ready and /metrics on CHORUS_OPS_PORT.
     const intent = agents[2];
     const [, ops] = await intent.waitFor(/"url":"(http:\/\/[^"]+)","msg":"health, readiness and metrics listening"/);
     expect(await (await fetch(`${ops}/health`)).json()).toEqual({ status: 'ok' });
     expect((await fetch(`${ops}/ready`)).status).toBe(200);
     const metrics = await (await fetch(`${ops}/metrics`)).text();
     expect(metrics).toMatch(/chorus_envelopes_total\{[^}]*agent="intent"[^}]*outcome="ok"[^}]*\} 1/);
+
+    // The ingress too (it ignored CHORUS_OPS_PORT), and keeps serving them on its HTTP port.
+    const [, ingressOps] = await ingress.waitFor(/"url":"(http:\/\/[^"]+)","msg":"health, readiness and metrics listening"/);
+    expect(ingressOps).not.toBe(url);
+    for (const base of [ingressOps, url]) {
+      expect(await (await fetch(`${base}/health`)).json()).toEqual({ status: 'ok' });
+      expect((await fetch(`${base}/ready`)).status).toBe(200);
+      expect(await (await fetch(`${base}/metrics`)).text()).toMatch(/chorus_http_responses_total\{[^}]*status="200"[^}]*\} \d+/);
+    }
   });
 
   it('processes - stop gracefully on SIGTERM', async () => {
