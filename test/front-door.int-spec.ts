@@ -248,6 +248,27 @@ describe('front door: tenancy', () => {
     const r = await postJson(`${f.url}/v1/queries`, { query: 'hello', tenant_id: 'globex' }, auth(ACME));
     expect(r.status).toBe(403);
   });
+
+  it('OpenAPI - the 401 and 403 answers with keys configured are the ones the document lists, field for field', async () => {
+    const mismatch = await openApiChecker(f.url);
+    const answers: Array<[string, string, { status: number; body: unknown }]> = [
+      ['/v1/agents', 'get', await getJson(`${f.url}/v1/agents`)],
+      ['/v1/workflows/{id}', 'get', await getJson(`${f.url}/v1/workflows/x`)],
+      ['/v1/queries', 'post', await postJson(`${f.url}/v1/queries`, { query: 'hello' }, auth('not-a-real-key-at-all'))],
+      ['/v1/workflows/{id}', 'get', await getJson(`${f.url}/v1/workflows/x?tenant_id=globex`, auth(ACME))],
+      ['/v1/workflows/{id}/history', 'get', await getJson(`${f.url}/v1/workflows/x/history?tenant_id=globex`, auth(ACME))],
+      ['/v1/workflows/{id}/events', 'get', await getJson(`${f.url}/v1/workflows/x/events?tenant_id=globex`, auth(ACME))],
+      ['/v1/workflows/{id}/cancel', 'post', await postJson(`${f.url}/v1/workflows/x/cancel?tenant_id=globex`, {}, auth(ACME))],
+      ['/v1/workflows/{id}/retry', 'post', await postJson(`${f.url}/v1/workflows/x/retry?tenant_id=globex`, {}, auth(ACME))],
+      ['/v1/workflows', 'get', await getJson(`${f.url}/v1/workflows?tenant_id=globex`, auth(ACME))],
+      ['/v1/stats', 'get', await getJson(`${f.url}/v1/stats?tenant_id=globex`, auth(ACME))],
+      ['/v1/queries', 'post', await postJson(`${f.url}/v1/queries`, { query: 'hello', tenant_id: 'globex' }, auth(ACME))],
+      // A wrong method is a 405 before any key is asked for.
+      ['/v1/agents', 'delete', await fetch(`${f.url}/v1/agents`, { method: 'DELETE' }).then(async (r) => ({ status: r.status, body: await r.json() }))],
+    ];
+    expect(answers.map(([, , a]) => a.status)).toEqual([401, 401, 401, 403, 403, 403, 403, 403, 403, 403, 403, 405]);
+    for (const [path, method, answer] of answers) expect({ path, method, mismatch: mismatch(path, method, answer) }).toEqual({ path, method, mismatch: null });
+  });
 });
 
 describe('front door: OpenAPI', () => {
@@ -281,10 +302,15 @@ describe('front door: OpenAPI', () => {
     );
     // What each route answers, and the tenant_id every workflow route and the stats take.
     const responses = (path: string, method: string) => Object.keys(doc.paths[path][method].responses).sort();
-    expect(responses('/v1/workflows/{id}', 'get')).toEqual(['200', '400', '401', '404', '503']);
-    expect(responses('/v1/workflows/{id}/cancel', 'post')).toEqual(['202', '400', '401', '404', '409', '413', '415', '503']);
-    expect(responses('/v1/workflows/{id}/events', 'get')).toEqual(['200', '204', '400', '401', '404', '503']);
-    expect(responses('/v1/stats', 'get')).toEqual(['200', '400', '401', '503']);
+    expect(responses('/v1/workflows/{id}', 'get')).toEqual(['200', '400', '401', '403', '404', '405', '503']);
+    expect(responses('/v1/workflows/{id}/cancel', 'post')).toEqual(['202', '400', '401', '403', '404', '405', '409', '413', '415', '503']);
+    expect(responses('/v1/workflows/{id}/events', 'get')).toEqual(['200', '204', '400', '401', '403', '404', '405', '503']);
+    expect(responses('/v1/stats', 'get')).toEqual(['200', '400', '401', '403', '405', '503']);
+    expect(responses('/v1/agents', 'get')).toEqual(['200', '400', '401', '405', '503']);
+    // Every route answers a method it does not take with a 405 (before any key is asked for).
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>)) {
+      for (const method of Object.keys(item)) expect({ path, method, has405: '405' in item[method].responses }).toEqual({ path, method, has405: true });
+    }
     expect(doc.paths['/v1/workflows/{id}/cancel'].post.requestBody.required).toBe(false);
     // The event stream is text/event-stream; its refusals are JSON like every other route's.
     const events = doc.paths['/v1/workflows/{id}/events'].get.responses;
@@ -326,8 +352,17 @@ describe('front door: OpenAPI', () => {
     const plain = await fetch(`${f.url}/v1/workflows/${id}/cancel`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'stop' });
     check('/v1/workflows/{id}/cancel', 'post', { status: plain.status, body: await plain.json() });
     check('/v1/workflows/{id}/retry', 'post', await postJson(`${f.url}/v1/workflows/${id}/retry`, { reason: 'r'.repeat(200_000) }));
+    // A 405 is checked against the 405 each method the path takes lists.
+    check('/v1/agents', 'delete', await methodAnswer(`${f.url}/v1/agents`, 'DELETE'));
+    check('/v1/queries', 'get', await getJson(`${f.url}/v1/queries`));
+    check('/health', 'post', await methodAnswer(`${f.url}/health`, 'POST'));
   });
 });
+
+async function methodAnswer(url: string, method: string): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(url, { method });
+  return { status: res.status, body: await res.json() };
+}
 
 describe('front door: health and metrics', () => {
   let f: ChorusFixture;

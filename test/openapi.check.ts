@@ -25,6 +25,8 @@ function asJsonSchema(schema: unknown): unknown {
 /**
  * Checks HTTP answers against the response schemas the ingress publishes at /docs/openapi.json.
  * The check gives null when the answer matches, else its status and what does not match.
+ * A 405 to a method the path does not take (so the document has no operation for it) is checked
+ * against the 405 of every method the path does take: each must describe it.
  */
 export async function openApiChecker(baseUrl: string): Promise<(path: string, method: string, answer: { status: number; body: unknown }) => unknown> {
   const doc = (await getJson(`${baseUrl}/docs/openapi.json`)).body;
@@ -32,9 +34,15 @@ export async function openApiChecker(baseUrl: string): Promise<(path: string, me
   addFormats(ajv);
   ajv.addSchema({ $id: 'openapi', components: { schemas: asJsonSchema(doc.components.schemas) } });
   return (path, method, answer) => {
-    const schema = doc.paths[path]?.[method]?.responses?.[String(answer.status)]?.content?.['application/json']?.schema;
-    if (!schema) return { status: answer.status, problem: `no schema for ${method.toUpperCase()} ${path} ${answer.status}` };
-    const validate = ajv.compile(asJsonSchema(schema) as object);
-    return validate(answer.body) ? null : { status: answer.status, errors: validate.errors };
+    const item: Record<string, { responses?: Record<string, any> }> = doc.paths[path] ?? {};
+    const described = item[method] ? [[method, item[method]] as const] : answer.status === 405 ? Object.entries(item) : [];
+    if (described.length === 0) return { status: answer.status, problem: `no ${method.toUpperCase()} ${path} in the document` };
+    for (const [documented, operation] of described) {
+      const schema = operation.responses?.[String(answer.status)]?.content?.['application/json']?.schema;
+      if (!schema) return { status: answer.status, problem: `no schema for ${documented.toUpperCase()} ${path} ${answer.status}` };
+      const validate = ajv.compile(asJsonSchema(schema) as object);
+      if (!validate(answer.body)) return { status: answer.status, errors: validate.errors };
+    }
+    return null;
   };
 }

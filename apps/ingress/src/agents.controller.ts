@@ -1,5 +1,6 @@
 import { Controller, Get, Inject } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiCommonResponses } from './openapi';
 import { Bus, ChorusClient, ServiceDirectory } from '@chorus/bus';
 import { QueryParams } from './query-params.guard';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
@@ -44,6 +45,7 @@ export interface AgentsReply {
 const AGENTS = ['hub', 'intent', 'planner', 'search', 'responder'];
 
 @ApiTags('operations')
+@ApiCommonResponses()
 @Controller('v1/agents')
 export class AgentsController {
   /** Keeps a busy instance that answers discovery late, and lists a service whose instances all died. */
@@ -66,6 +68,7 @@ export class AgentsController {
   @Get()
   @QueryParams()
   @ApiOperation({ summary: 'Agents and profiles: instances, health, backlog, latency' })
+  @ApiResponse({ status: 200, description: '`{agents, profiles, window_ms, window_error}`: per agent its instances, health, consumers and step statistics; per profile its instances, health, counters and warnings' })
   async agents(@Tenant() scope: TenantScope): Promise<AgentsReply> {
     const [services, consumers, read] = await Promise.all([
       this.directory.discover(),

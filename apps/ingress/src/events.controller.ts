@@ -6,7 +6,7 @@ import { Bus, ChorusClient, readWorkflowHistory, watchWorkflow } from '@chorus/b
 import { startsRecord } from '@chorus/correlation';
 import { isTerminalStatus, parseEnvelope, parseWorkflowSubject, type Envelope } from '@chorus/envelope';
 import { checkIds, errorBody } from './http.errors';
-import { ApiCommonResponses } from './openapi';
+import { ApiCommonResponses, ApiTenantResponses } from './openapi';
 import { QueryParams } from './query-params.guard';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
 import { Tenant, lookupTenant, scopedTenant, type TenantScope } from './tenant.guard';
@@ -42,6 +42,7 @@ const AGENT_WORK: ReadonlySet<string> = new Set(['classification_result', 'execu
 
 @ApiTags('workflows')
 @ApiCommonResponses()
+@ApiTenantResponses()
 @Controller('v1/workflows')
 export class EventsController {
   constructor(

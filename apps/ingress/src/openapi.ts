@@ -1,15 +1,19 @@
 import { applyDecorators } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { ApiResponse, DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { ApiResponse, DocumentBuilder, SwaggerModule, type OpenAPIObject, type OperationObject } from '@nestjs/swagger';
 import { ErrorBodySchema } from './openapi.schemas';
 
-/** What every route that reads or acts on workflows may answer besides its own. */
+/** What every `/v1` route (workflows, stats, agents) may answer besides its own. */
 export const ApiCommonResponses = () =>
   applyDecorators(
     ApiResponse({ status: 400, type: ErrorBodySchema, description: 'An invalid id, tenant_id, filter or body, or an unknown query parameter: `errors` names each' }),
     ApiResponse({ status: 401, type: ErrorBodySchema, description: 'Missing or unknown API key (when API keys are configured)' }),
     ApiResponse({ status: 503, type: ErrorBodySchema, description: 'NATS or the hub is not answering right now (Retry-After): try again' }),
   );
+
+/** What a route that takes `tenant_id` answers when it names another tenant than the API key's. */
+export const ApiTenantResponses = () =>
+  ApiResponse({ status: 403, type: ErrorBodySchema, description: "`tenant_id` names another tenant than the API key's (when API keys are configured)" });
 
 /** What a route that reads a JSON body may answer about it besides a 400. */
 export const ApiBodyErrors = () =>
@@ -46,5 +50,27 @@ export function mountOpenApi(app: NestExpressApplication, limits: QueryLimits): 
   const body = document.components?.schemas?.SubmitQueryDto as { properties?: Record<string, Record<string, unknown>> } | undefined;
   if (body?.properties?.top_k) body.properties.top_k.default = limits.defaultTopK;
   if (body?.properties?.deadline_ms) Object.assign(body.properties.deadline_ms, { default: limits.defaultDeadlineMs, maximum: limits.maxDeadlineMs });
+  withMethodNotAllowed(document);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
+}
+
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+
+/**
+ * Lists the 405 under every operation. The methodNotAllowed middleware answers it for every route
+ * of the app, before any guard (so without a key too); in the document, a 405 can only be listed
+ * under the methods a path takes, and added here no route can be left without it.
+ */
+function withMethodNotAllowed(document: OpenAPIObject): void {
+  const schema = { $ref: `#/components/schemas/${ErrorBodySchema.name}` };
+  for (const item of Object.values(document.paths)) {
+    for (const [method, operation] of Object.entries(item) as Array<[string, OperationObject]>) {
+      if (!HTTP_METHODS.has(method)) continue;
+      operation.responses['405'] ??= {
+        description: 'A method this path does not take; `Allow` names those it takes (OPTIONS is a 204 with `Allow`)',
+        headers: { Allow: { description: 'The methods this path takes', schema: { type: 'string' } } },
+        content: { 'application/json': { schema } },
+      };
+    }
+  }
 }

@@ -4,10 +4,11 @@ import { ChorusClient } from '@chorus/bus';
 import { InvalidRequestException, tenantIdErrors } from './http.errors';
 import { QueryParams } from './query-params.guard';
 import { Tenant, scopedTenant, type TenantScope } from './tenant.guard';
-import { ApiCommonResponses } from './openapi';
+import { ApiCommonResponses, ApiTenantResponses } from './openapi';
 
 @ApiTags('operations')
 @ApiCommonResponses()
+@ApiTenantResponses()
 @Controller('v1/stats')
 export class StatsController {
   constructor(private readonly client: ChorusClient) {}

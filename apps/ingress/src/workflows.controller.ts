@@ -9,11 +9,12 @@ import { checkIds, errorBody, type ConflictBody } from './http.errors';
 import { QueryParams } from './query-params.guard';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
 import type { Cancelling } from './http.bodies';
-import { ApiBodyErrors, ApiCommonResponses } from './openapi';
+import { ApiBodyErrors, ApiCommonResponses, ApiTenantResponses } from './openapi';
 import { CancellingSchema, ConflictBodySchema, ErrorBodySchema, HistoryReplySchema, ListReplySchema, RetryStartedSchema, WorkflowViewSchema } from './openapi.schemas';
 
 @ApiTags('workflows')
 @ApiCommonResponses()
+@ApiTenantResponses()
 @Controller('v1/workflows')
 export class WorkflowsController {
   constructor(
