@@ -281,6 +281,18 @@ describe('front door: OpenAPI', () => {
     await f?.stop();
   });
 
+  it('OpenAPI - the UI page loads every file it names at /docs, /docs/ (with or without a query) and /docs/index.html', async () => {
+    for (const path of ['/docs', '/docs/', '/docs/?tag=workflows', '/docs/index.html']) {
+      const page = await fetch(`${f.url}${path}`);
+      const html = await page.text();
+      const files = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => new URL(m[1], page.url).pathname);
+      const statuses = await Promise.all(files.map(async (file) => [file, (await fetch(`${f.url}${file}`)).status]));
+      expect({ path, status: page.status, files: statuses.length, missing: statuses.filter(([, status]) => status !== 200) }).toEqual({ path, status: 200, files: 6, missing: [] });
+    }
+    const slash = await fetch(`${f.url}/docs/?tag=workflows`, { redirect: 'manual' });
+    expect({ status: slash.status, location: slash.headers.get('location') }).toEqual({ status: 301, location: '../docs?tag=workflows' });
+  });
+
   it('OpenAPI - /docs serves the UI and /docs/openapi.json documents every route and the query body', async () => {
     const ui = await fetch(`${f.url}/docs`);
     expect(ui.status).toBe(200);

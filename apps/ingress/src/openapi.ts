@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NextFunction, Request, Response } from 'express';
 import { ApiResponse, DocumentBuilder, SwaggerModule, type OpenAPIObject, type OperationObject } from '@nestjs/swagger';
 import { ErrorBodySchema } from './openapi.schemas';
 
@@ -51,7 +52,21 @@ export function mountOpenApi(app: NestExpressApplication, limits: QueryLimits): 
   if (body?.properties?.top_k) body.properties.top_k.default = limits.defaultTopK;
   if (body?.properties?.deadline_ms) Object.assign(body.properties.deadline_ms, { default: limits.defaultDeadlineMs, maximum: limits.maxDeadlineMs });
   withMethodNotAllowed(document);
+  app.use(redirectToDocsPage);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
+}
+
+/**
+ * Swagger UI's page names its files relative to `/docs` (`./docs/swagger-ui-bundle.js`); served at
+ * `/docs/` (when @nestjs/swagger does not see the slash: with a query string) or at
+ * `/docs/index.html`, they resolve under `/docs/docs/`, answer 404, and the page stays blank. The page
+ * has one address: the others redirect to it. The Location is relative (`../docs`), so the redirect
+ * also holds behind a proxy that serves Chorus under a path prefix.
+ */
+function redirectToDocsPage(req: Request, res: Response, next: NextFunction): void {
+  if ((req.method !== 'GET' && req.method !== 'HEAD') || (req.path !== '/docs/' && req.path !== '/docs/index.html')) return next();
+  const query = req.originalUrl.indexOf('?');
+  res.redirect(301, `../docs${query < 0 ? '' : req.originalUrl.slice(query)}`);
 }
 
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
