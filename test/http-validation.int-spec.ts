@@ -253,6 +253,30 @@ describe('HTTP - hostile input gets a 400 naming the field, never a 500', () => 
     }
   });
 
+  it('POST /v1/queries - wait given twice is named as given twice, not as a wrong value, and nothing starts', async () => {
+    const before = (await get('/v1/workflows')).body.workflows.length;
+    for (const query of ['wait=true&wait=false', 'wait=true&wait=true', 'wait&wait=1']) {
+      const r = await postJson(`${f.url}/v1/queries?${query}`, { query: 'hello' });
+      expect({ query, status: r.status, message: r.body.message, errors: r.body.errors }).toEqual({
+        query,
+        status: 400,
+        message: 'invalid query string',
+        errors: [{ field: 'wait', messages: ['wait may be given once, not 2 times'] }],
+      });
+    }
+    // With the rest of the request's errors, in the one 400.
+    const r = await postJson(`${f.url}/v1/queries?wait=1&wait=0&wiat=true`, { query: '' });
+    expect(r.body.errors.map((e: { field: string }) => e.field)).toEqual(['query', 'wait', 'wiat']);
+    expect((await get('/v1/workflows')).body.workflows.length).toBe(before);
+  });
+
+  it('tenant_id given twice on the cancel and the retry is named as given twice too', async () => {
+    for (const path of ['/v1/workflows/abc/cancel', '/v1/workflows/abc/retry']) {
+      const r = await postJson(`${f.url}${path}?tenant_id=acme&tenant_id=other`, {});
+      expect([path, r.status, r.body.errors]).toEqual([path, 400, [{ field: 'tenant_id', messages: ['tenant_id may be given once, not 2 times'] }]]);
+    }
+  });
+
   it('GET /v1/workflows/:id - a path that is not valid percent-encoding is a 400 naming the path', async () => {
     for (const path of ['/v1/workflows/%ZZ', '/v1/workflows/a%E0%A4/history', '/v1/workflows/%/events']) {
       const res = await get(path);

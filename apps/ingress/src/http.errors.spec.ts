@@ -2,7 +2,7 @@ import type { ArgumentsHost } from '@nestjs/common';
 import { RemoteError } from '@chorus/bus';
 import { HubSubjects } from '@chorus/envelope';
 import { createRootLogger } from '@chorus/observability';
-import { HttpErrorFilter } from './http.errors';
+import { HttpErrorFilter, repeatedParamErrors } from './http.errors';
 
 /** What the filter answers for one error, through a stand-in for Express's response. */
 function answer(error: unknown): { status: number; headers: Record<string, string>; body: Record<string, unknown> } {
@@ -30,5 +30,13 @@ describe('HttpErrorFilter', () => {
       headers: { 'retry-after': '1' },
       body: expect.objectContaining({ statusCode: 503, message: 'the hub is busy: 8 history reads are under way and 64 more wait; try again shortly' }),
     });
+  });
+});
+
+describe('repeatedParamErrors', () => {
+  it('repeatedParamErrors - a parameter given as a list is named as given more than once; a single value is no error', () => {
+    expect(repeatedParamErrors('wait', ['true', 'false', '1'])).toEqual([{ field: 'wait', messages: ['wait may be given once, not 3 times'] }]);
+    expect(repeatedParamErrors('wait', 'true')).toEqual([]);
+    expect(repeatedParamErrors('wait', undefined)).toEqual([]);
   });
 });

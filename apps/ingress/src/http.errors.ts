@@ -61,10 +61,19 @@ export function idErrors(id: string, tenant: unknown): FieldError[] {
   return errors;
 }
 
-/** What is wrong with a `tenant_id` query parameter, if anything (given twice, it reaches here as a list). */
+/**
+ * A query parameter given more than once reaches a route as a list: said as such, not as a value
+ * of the wrong form ("must match …", "must be one of …"), which would send the client looking for a
+ * typo it did not make. Empty when `value` is not a list.
+ */
+export function repeatedParamErrors(name: string, value: unknown): FieldError[] {
+  return Array.isArray(value) ? [{ field: name, messages: [`${name} may be given once, not ${value.length} times`] }] : [];
+}
+
+/** What is wrong with a `tenant_id` query parameter, if anything. */
 export function tenantIdErrors(tenant: unknown): FieldError[] {
   if (tenant === undefined) return [];
-  if (Array.isArray(tenant)) return [{ field: 'tenant_id', messages: [`tenant_id may be given once, not ${tenant.length} times`] }];
+  if (Array.isArray(tenant)) return repeatedParamErrors('tenant_id', tenant);
   if (typeof tenant !== 'string' || !TENANT_ID_PATTERN.test(tenant)) return [{ field: 'tenant_id', messages: ['tenant_id must match [a-z0-9][a-z0-9_-]{0,62}'] }];
   return [];
 }

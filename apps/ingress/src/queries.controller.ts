@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import { ChorusClient } from '@chorus/bus';
 import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE, isTerminalStatus, type FieldError, type WorkflowView } from '@chorus/envelope';
 import type { Accepted } from './http.bodies';
-import { errorBody, InvalidRequestException, type WaitTimedOutBody } from './http.errors';
+import { errorBody, InvalidRequestException, repeatedParamErrors, type WaitTimedOutBody } from './http.errors';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
 import { unknownQueryParams } from './query-params.guard';
 import { RequestValidationPipe } from './request-validation.pipe';
@@ -49,7 +49,7 @@ export class QueriesController {
   @ApiResponse({ status: 504, type: WaitTimedOutSchema, description: 'With ?wait=true: not finished by its deadline, or its end not confirmed by the hub' })
   @ApiBody({ type: SubmitQueryDto })
   async submit(
-    @Query('wait') wait: string | undefined,
+    @Query('wait') wait: string | string[] | undefined,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Tenant() scope: TenantScope,
     @Req() req: Request,
@@ -96,7 +96,7 @@ export class QueriesController {
    */
   private async checkRequest(
     raw: unknown,
-    wait: string | undefined,
+    wait: string | string[] | undefined,
     idempotencyKey: string | undefined,
     queryKeys: string[],
   ): Promise<{ body: SubmitQueryDto; waitForResult: boolean }> {
@@ -115,10 +115,11 @@ export class QueriesController {
       if (parts.length > 0) parts[0].errors = [...parts[0].errors, error];
       else parts.push({ where: 'invalid request body', errors: [error] });
     }
-    const waitForResult = parseWait(wait);
+    const waitForResult = Array.isArray(wait) ? undefined : parseWait(wait);
     // A misspelt `wait` must not quietly answer 202 instead of waiting.
     const queryErrors = unknownQueryParams(queryKeys, ['wait'], ' (everything else goes in the JSON body)');
-    if (waitForResult === undefined) queryErrors.unshift({ field: 'wait', messages: ['wait must be true, 1 or empty (wait for the end), or false or 0 (answer at once)'] });
+    if (Array.isArray(wait)) queryErrors.unshift(...repeatedParamErrors('wait', wait));
+    else if (waitForResult === undefined) queryErrors.unshift({ field: 'wait', messages: ['wait must be true, 1 or empty (wait for the end), or false or 0 (answer at once)'] });
     if (queryErrors.length > 0) parts.push({ where: 'invalid query string', errors: queryErrors });
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
       parts.push({

@@ -1,7 +1,7 @@
 import { ValidationPipe, type ArgumentMetadata } from '@nestjs/common';
 import { getMetadataStorage } from 'class-validator';
 import { isWithinJsonLimits, sanitizeJson, type FieldError } from '@chorus/envelope';
-import { InvalidRequestException, toInvalidRequest } from './http.errors';
+import { InvalidRequestException, repeatedParamErrors, toInvalidRequest } from './http.errors';
 import { unknownQueryParams } from './query-params.guard';
 
 /**
@@ -20,9 +20,7 @@ function inheritedNames(value: object): FieldError[] {
  * list, which they answered with "status must be one of …", as if the value were wrong).
  */
 function repeatedParams(query: object): FieldError[] {
-  return Object.entries(query)
-    .filter(([, v]) => Array.isArray(v))
-    .map(([key, v]) => ({ field: key, messages: [`${key} may be given once, not ${(v as unknown[]).length} times`] }));
+  return Object.entries(query).flatMap(([key, v]) => repeatedParamErrors(key, v));
 }
 
 /** What a 400 says it is about, per the part of the request that was invalid. */
