@@ -584,6 +584,40 @@ describe('A2A', () => {
     }
   });
 
+  it('A2A - refusing a subscription to a finished or unknown task prints nothing (the SDK printed a stack trace among the JSON log lines) and answers as the SDK did, under both protocol versions', async () => {
+    const auth = { authorization: `Bearer ${KEY}` };
+    const id = (await postJson(`${f.url}/v1/queries?wait=true`, { query: 'how does a task end' }, auth)).body.correlation_id as string;
+    const printed: string[] = [];
+    const spies = (['error', 'warn', 'log', 'info', 'debug', 'trace'] as const).map((level) =>
+      jest.spyOn(console, level).mockImplementation((...args: unknown[]) => void printed.push(`${level}: ${args.map(String).join(' ')}`)),
+    );
+    const answers: Array<{ version: string; task: string; status: number; type: string | null; text: string }> = [];
+    try {
+      for (const [version, method] of [['0.3', 'tasks/resubscribe'], ['1.0', 'SubscribeToTask']]) {
+        for (const task of [id, 'no-such-task']) {
+          const res = await fetch(`${f.url}/a2a`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...auth, 'A2A-Version': version },
+            body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params: { id: task } }),
+          });
+          answers.push({ version, task, status: res.status, type: res.headers.get('content-type'), text: await res.text() });
+        }
+      }
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    expect(printed).toEqual([]);
+    const finished = `Task ${id} is in a terminal state (completed) and cannot be subscribed to.`;
+    const sse = (error: unknown) => `event: error\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 7, error })}\n\n`;
+    const info = (reason: string) => [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' }];
+    expect(answers).toEqual([
+      { version: '0.3', task: id, status: 200, type: 'text/event-stream', text: sse({ code: -32004, message: finished }) },
+      { version: '0.3', task: 'no-such-task', status: 200, type: 'text/event-stream', text: sse({ code: -32001, message: 'Task not found: no-such-task' }) },
+      { version: '1.0', task: id, status: 200, type: 'application/json; charset=utf-8', text: JSON.stringify({ jsonrpc: '2.0', id: 7, error: { code: -32004, message: finished, data: info('UNSUPPORTED_OPERATION') } }) },
+      { version: '1.0', task: 'no-such-task', status: 200, type: 'application/json; charset=utf-8', text: JSON.stringify({ jsonrpc: '2.0', id: 7, error: { code: -32001, message: 'Task not found: no-such-task', data: info('TASK_NOT_FOUND') } }) },
+    ]);
+  });
+
   it('A2A - a task id param that is not a string, or a 0.3 list param that is not an array, is a -32602 naming the field and the type, with the request id, under both protocol versions', async () => {
     const msg03 = (taskId: unknown) => ({ message: { kind: 'message', messageId: randomUUID(), role: 'user', taskId, parts: [{ kind: 'text', text: 'x' }] } });
     const msg10 = (key: string, taskId: unknown) => ({ message: { messageId: randomUUID(), role: 'ROLE_USER', [key]: taskId, parts: [{ text: 'x' }] } });

@@ -49,6 +49,17 @@ describe('Chorus as processes', () => {
       for (const line of about) expect(line.correlation_id).toBe(id);
     }
 
+    // A documented refusal (a finished task cannot be subscribed to) leaves the ingress's output
+    // JSON, line for line: the A2A SDK printed it with its stack trace.
+    const refused = await fetch(`${url}/a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tasks/resubscribe', params: { id } }),
+    });
+    expect(await refused.text()).toMatch(/is in a terminal state \(completed\) and cannot be subscribed to/);
+    await ingress.waitFor(/"url":"\/a2a".*"statusCode":200/);
+    expect(ingress.output().split('\n').filter((line) => line !== '' && !isJsonObject(line))).toEqual([]);
+
     // Every app run alone serves /health, /ready and /metrics on CHORUS_OPS_PORT.
     const intent = agents[2];
     const [, ops] = await intent.waitFor(/"url":"(http:\/\/[^"]+)","msg":"health, readiness and metrics listening"/);
@@ -123,3 +134,11 @@ describe('Chorus as processes', () => {
     expect(none.output()).toMatch(/Chorus did not start: every app failed: profiles: corpus file not found/);
   });
 });
+
+function isJsonObject(line: string): boolean {
+  try {
+    return typeof JSON.parse(line) === 'object';
+  } catch {
+    return false;
+  }
+}

@@ -1,6 +1,7 @@
 import { A2A_PROTOCOL_VERSION, A2A_VERSION_HEADER, AgentCard } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
-import { JsonRpcTransportHandler } from '@a2a-js/sdk/server';
+import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
+import { JsonRpcTransportHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler } from '@a2a-js/sdk/server/express';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { HttpException } from '@nestjs/common';
@@ -60,6 +61,7 @@ export function mountA2A(
     express.json({ limit: deps.bodyLimitBytes, verify: verifyUtf8 }),
     refuseWhileBusAway(deps.bus),
     refuseMistypedParams,
+    refuseEndedSubscriptions(handler, deps.log),
     jsonRpcHandler({
       requestHandler: handler,
       userBuilder: async (req) => (req as Request & { chorusUser: A2AUser }).chorusUser,
@@ -165,6 +167,47 @@ function refuseMistypedParams(req: Request, res: Response, next: NextFunction): 
   next();
 }
 
+/**
+ * A subscription the SDK would refuse (`tasks/resubscribe` or `SubscribeToTask` naming no task, an
+ * unknown one or a finished one, which README documents as refused) is refused here, before the
+ * SDK's express handler sees it, with the answer it would give: under 0.3 an event stream carrying
+ * one error event, under 1.0 a JSON-RPC error. Its handler throws a refusal from inside the stream,
+ * and first prints it with console.error, a multi-line stack trace among the JSON log lines that no
+ * log pipeline can parse. A task the ledger cannot be read for (the hub down) gets the SDK's
+ * answer to that error too, logged here as JSON. (A task that ends between this check and the
+ * SDK's own is still refused by the SDK, and printed: a window of one ledger read.)
+ */
+function refuseEndedSubscriptions(handler: ChorusRequestHandler, log: Logger) {
+  return (req: Request & { chorusUser?: A2AUser }, res: Response, next: NextFunction): void => {
+    const body = req.body as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown } | undefined;
+    const version = req.header(A2A_VERSION_HEADER) || '0.3';
+    const legacy = version === '0.3';
+    const subscribes = legacy ? body?.method === 'tasks/resubscribe' : version === A2A_PROTOCOL_VERSION && body?.method === 'SubscribeToTask';
+    // What else the SDK refuses (not JSON-RPC 2.0, no params object) it answers as JSON, unprinted.
+    if (!subscribes || !isObject(body) || body.jsonrpc !== '2.0' || !isRpcId(body.id) || !isObject(body.params)) {
+      next();
+      return;
+    }
+    const taskId = typeof body.params.id === 'string' ? body.params.id : '';
+    const refused = handler.subscriptionRefusal(taskId, new ServerCallContext({ user: req.chorusUser })).catch((e: unknown) => {
+      // The ledger not answering (the hub down): the SDK answered its error (-32603) the same way.
+      log.warn({ err: e, correlation_id: taskId }, 'A2A subscription refused: the task could not be read');
+      return e instanceof Error ? e : new Error(String(e));
+    });
+    void refused.then((refusal) => {
+      if (!refusal) return next();
+      const id = body.id ?? null;
+      if (!legacy) {
+        res.status(200).json({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(refusal) });
+        return;
+      }
+      // The SDK's SSE headers, set as it sets them (res.set would add a charset to the type).
+      for (const [name, value] of Object.entries(SSE_HEADERS)) res.setHeader(name, value);
+      res.status(200).end(`event: error\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error: LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(refusal) })}\n\n`);
+    });
+  };
+}
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -198,6 +241,9 @@ function rpcError(code: number, message: string) {
 function isRpcAnswer(body: unknown): body is { jsonrpc: '2.0'; id: unknown } {
   return typeof body === 'object' && body !== null && !Array.isArray(body) && (body as { jsonrpc?: unknown }).jsonrpc === '2.0';
 }
+
+/** The headers @a2a-js/sdk 1.3.0 opens an event stream with. */
+const SSE_HEADERS = Object.freeze({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
 
 /** JSON-RPC 2.0 and A2A error codes for what goes wrong before a request reaches a method. */
 const RpcErrorCodes = Object.freeze({ ParseError: -32700, InvalidRequest: -32600, InvalidParams: -32602, InternalError: -32603, ContentTypeNotSupported: -32005 } as const);

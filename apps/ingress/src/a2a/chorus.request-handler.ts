@@ -1,5 +1,5 @@
 import { TaskState, type AgentCard, type Message, type SendMessageRequest, type StreamResponse, type SubscribeToTaskRequest, type Task } from '@a2a-js/sdk';
-import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { DefaultExecutionEventBusManager, DefaultRequestHandler, ExecutionEventQueue, type ServerCallContext } from '@a2a-js/sdk/server';
 import type { ChorusClient } from '@chorus/bus';
 import { TERMINAL_TASK_STATES } from './a2a.mapping';
@@ -65,6 +65,22 @@ export class ChorusRequestHandler extends DefaultRequestHandler {
     throw new UnsupportedOperationError(
       `Task ${taskId} is still running its query; a Chorus task takes one message. Send a new message without taskId (referenceTaskIds may name this task), or cancel this one.`,
     );
+  }
+
+  /**
+   * The error the SDK's resubscribe would refuse a subscription to `taskId` with (no id, an unknown
+   * task, a finished one: its checks and words, the state named), or undefined when it would not.
+   * Asked before the SDK's express handler opens the stream: a refusal thrown from inside the stream
+   * is answered right, but the handler first prints it, stack and all, with console.error, which
+   * breaks the process's JSON log lines (see refuseEndedSubscriptions in a2a.mount.ts).
+   */
+  async subscriptionRefusal(taskId: string, context: ServerCallContext): Promise<Error | undefined> {
+    if (taskId.trim() === '') return new RequestMalformedError('Task ID is required');
+    const task = await this.store.load(taskId, context);
+    if (!task) return new TaskNotFoundError(`Task not found: ${taskId}`);
+    const state = task.status?.state;
+    if (state === undefined || !TERMINAL_TASK_STATES.includes(state)) return undefined;
+    return nameTerminalState(new UnsupportedOperationError(`Task ${taskId} is in a terminal state (${state}) and cannot be subscribed to.`)) as Error;
   }
 
   override async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
