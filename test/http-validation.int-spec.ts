@@ -76,11 +76,11 @@ describe('POST /v1/queries - bad bodies', () => {
     const fraction = await postJson(`${f.url}/v1/queries`, { query: 'x', top_k: 100.5 });
     expect(fraction.body.errors).toEqual([{ field: 'top_k', messages: ['top_k must not be greater than 100', 'top_k must be an integer number'] }]);
     const empty = await postJson(`${f.url}/v1/queries`, { query: '' });
-    expect(empty.body.errors).toEqual([{ field: 'query', messages: ['query must contain a character other than spaces and invisible ones', 'query should not be empty'] }]);
-    // Zero-width space, a direction mark and an override: nothing to search for.
-    for (const query of [' \u200b\u200f\u202e ', '\u061c\u2066\u2069', '\u034f\u3164\u115f\u1160\uffa0', '\ufe0f\u180b\u17b4']) {
+    expect(empty.body.errors).toEqual([{ field: 'query', messages: ['query must contain a character other than spaces, control characters and invisible ones', 'query should not be empty'] }]);
+    // Zero-width space, a direction mark and an override; control characters (NUL, BEL, ESC, DEL, a C1 one): nothing to search for.
+    for (const query of [' \u200b\u200f\u202e ', '\u061c\u2066\u2069', '\u034f\u3164\u115f\u1160\uffa0', '\ufe0f\u180b\u17b4', '\u0000', '\u0001\u0007\u001b \u007f\u0085']) {
       const invisible = await postJson(`${f.url}/v1/queries`, { query });
-      expect({ query, errors: invisible.body.errors }).toEqual({ query, errors: [{ field: 'query', messages: ['query must contain a character other than spaces and invisible ones'] }] });
+      expect({ query, errors: invisible.body.errors }).toEqual({ query, errors: [{ field: 'query', messages: ['query must contain a character other than spaces, control characters and invisible ones'] }] });
     }
     expect((await postJson(`${f.url}/v1/queries?wait=true`, { query: '\u200bjetstream\u200d' })).status).toBe(200);
   });

@@ -34,12 +34,13 @@ export function hasCharsBetween(text: string, min: number, max: number): boolean
  * What a query must hold: a character that is neither white space nor an invisible one: soft hyphen,
  * combining grapheme joiner, Arabic letter mark, Hangul fillers, Khmer inherent vowels, Mongolian
  * variation selectors and vowel separator, zero-width space and joiners, direction marks, embeddings,
- * overrides and isolates, word joiner and invisible operators, variation selectors, BOM. A query of
- * those alone was accepted and searched as nothing. (Characters beyond the BMP, such as tag
+ * overrides and isolates, word joiner and invisible operators, variation selectors, BOM, and the C0
+ * and C1 control characters (NUL, ESC, DEL, …). A query of those alone was accepted and searched as
+ * nothing. (Characters beyond the BMP, such as tag
  * characters, are not listed: a JSON Schema pattern without the `u` flag cannot name them.)
  */
-export const VISIBLE_CHARACTER_PATTERN = /[^\s\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]/;
-export const VISIBLE_CHARACTER_RULE = 'query must contain a character other than spaces and invisible ones';
+export const VISIBLE_CHARACTER_PATTERN = /[^\s\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]/;
+export const VISIBLE_CHARACTER_RULE = 'query must contain a character other than spaces, control characters and invisible ones';
 export const MAX_TOP_K = 100;
 /** The largest `rank_window` (results fused per profile, and so the most a profile is asked for). */
 export const MAX_RANK_WINDOW = 10_000;
