@@ -376,5 +376,10 @@ describe('a deployment that allows long deadlines', () => {
     expect((await postJson(`${g.url}/v1/queries`, { query: 'what does the hub keep', deadline_ms: 700_000 })).status).toBe(202);
     const over = await postJson(`${g.url}/v1/queries`, { query: 'what does the hub keep', deadline_ms: 900_001 });
     expect({ status: over.status, errors: over.body.errors }).toEqual({ status: 400, errors: [{ field: 'deadline_ms', messages: ['deadline_ms must not be greater than 900000'] }] });
+    // Also above the bound of any deployment (an hour): the client hears this deployment's cap, not that one.
+    for (const deadline_ms of [3_600_001, 1e10]) {
+      const far = await postJson(`${g.url}/v1/queries`, { query: 'what does the hub keep', deadline_ms });
+      expect({ status: far.status, errors: far.body.errors }).toEqual({ status: 400, errors: [{ field: 'deadline_ms', messages: ['deadline_ms must not be greater than 900000'] }] });
+    }
   });
 });

@@ -109,11 +109,17 @@ export class QueriesController {
       parts.push({ where: 'invalid request body', errors: e.fieldErrors });
     }
     const deadline = body?.deadline_ms ?? (raw as { deadline_ms?: unknown } | null)?.deadline_ms;
-    const bodyNamesDeadline = parts.some((p) => p.errors.some((f) => f.field === 'deadline_ms'));
-    if (typeof deadline === 'number' && deadline > this.options.maxDeadlineMs && !bodyNamesDeadline) {
-      const error = { field: 'deadline_ms', messages: [`deadline_ms must not be greater than ${this.options.maxDeadlineMs}`] };
-      if (parts.length > 0) parts[0].errors = [...parts[0].errors, error];
-      else parts.push({ where: 'invalid request body', errors: [error] });
+    if (typeof deadline === 'number' && deadline > this.options.maxDeadlineMs) {
+      const cap = `deadline_ms must not be greater than ${this.options.maxDeadlineMs}`;
+      // The body's own bound is any deployment's (an hour): this deployment's is the one to meet.
+      for (const part of parts) {
+        part.errors = part.errors.map((f) => (f.field === 'deadline_ms' ? { ...f, messages: f.messages.map((m) => (/must not be greater than/.test(m) ? cap : m)) } : f));
+      }
+      if (!parts.some((p) => p.errors.some((f) => f.field === 'deadline_ms'))) {
+        const error = { field: 'deadline_ms', messages: [cap] };
+        if (parts.length > 0) parts[0].errors = [...parts[0].errors, error];
+        else parts.push({ where: 'invalid request body', errors: [error] });
+      }
     }
     const waitForResult = Array.isArray(wait) ? undefined : parseWait(wait);
     // A misspelt `wait` must not quietly answer 202 instead of waiting.
