@@ -81,6 +81,10 @@ export class EventsController {
   ): Promise<void> {
     checkIds(id, requested);
     res.locals.correlation_id = id;
+    // Listened for from the start: a client that leaves while the workflow is looked up would
+    // otherwise keep a watch (its subscription and timers) until the workflow's end or deadline.
+    const aborted = new AbortController();
+    req.on('close', () => aborted.abort());
     const view = await this.client.workflow(id, lookupTenant(scope, requested));
     let tenant = view?.tenant_id ?? lookupTenant(scope, requested);
     const since = new Date((view ? Date.parse(view.started_at) : Date.now() - this.options.maxDeadlineMs) - 60_000);
@@ -106,6 +110,7 @@ export class EventsController {
     let resumeAfter =
       lastEventId && (await readWorkflowHistory(this.bus, id, { tenantId: watched, since })).some((e) => (e.envelope as { message_id?: unknown } | null)?.message_id === lastEventId) ? lastEventId : undefined;
 
+    if (aborted.signal.aborted) return;
     res.status(200);
     res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
     res.setHeader('Cache-Control', 'no-cache, no-transform');
@@ -114,8 +119,6 @@ export class EventsController {
     res.flushHeaders();
     const send = (event: string, data: unknown, eventId?: string, retryMs?: number) =>
       res.write(`${retryMs ? `retry: ${retryMs}\n` : ''}event: ${event}\n${eventId ? `id: ${eventId}\n` : ''}data: ${JSON.stringify(data)}\n\n`);
-    const aborted = new AbortController();
-    req.on('close', () => aborted.abort());
     const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
     try {
       // `status` events tell pending from running; the end is the `terminal` event alone. A finished
