@@ -32,11 +32,12 @@ export function serveRequests<T>(
   log: Logger,
   handle: (request: unknown) => Promise<T>,
 ): Responder {
-  // The tries of a request (one `Chorus-Request-Id`) that reached this replica while it works the
-  // request out: they get its answer when it is ready, without working it out again (that would only
-  // load a replica that is slow already). A try that comes after the answer is answered anew: its
-  // requester may have missed the earlier answer (it gave up waiting and asked again).
-  const working = new Map<string, Msg[]>();
+  // The latest try of each request (one `Chorus-Request-Id`) this replica is working out: the answer
+  // goes to it, once, however many tries arrived meanwhile (working it out again, or sending a large
+  // answer to every try, would only load a replica that is slow already). Any try of a hedged request
+  // still listens; a plain client that gave a try up and asked again listens on its latest. A try that
+  // comes after the answer is answered anew: its requester missed the earlier answer.
+  const working = new Map<string, Msg>();
   const sub: Subscription = bus.nc.subscribe(subject, {
     queue,
     callback: (err, msg) => {
@@ -46,16 +47,14 @@ export function serveRequests<T>(
       }
       const id = msg.headers?.get(ChorusHeaders.RequestId) || undefined;
       if (id !== undefined) {
-        const waiting = working.get(id);
-        if (waiting) {
-          if (waiting.length < MAX_WAITING_TRIES) waiting.push(msg);
-          return;
-        }
-        working.set(id, []);
+        const first = !working.has(id);
+        working.set(id, msg);
+        if (!first) return;
       }
       void answer(msg, handle, log, subject, bus.nc.info?.max_payload)
         .then((data) => {
-          for (const other of (id !== undefined && working.get(id)) || []) if (other.reply) other.respond(data);
+          const latest = (id !== undefined && working.get(id)) || msg;
+          if (latest.reply) latest.respond(data);
         })
         .catch((e) => log.error({ err: e, subject }, 'request could not be answered'))
         .finally(() => id !== undefined && working.delete(id));
@@ -68,10 +67,7 @@ export function serveRequests<T>(
   };
 }
 
-/** The most tries of one request kept waiting for its answer (a hedged read sends up to 16). */
-const MAX_WAITING_TRIES = 64;
-
-/** Answers one request; returns the answer's bytes, for the other tries of the same request. */
+/** Works out the answer to one request: its bytes, to send to the request's latest try. */
 async function answer<T>(msg: Msg, handle: (request: unknown) => Promise<T>, log: Logger, subject: string, maxPayload: number | undefined): Promise<Uint8Array> {
   let reply: Reply<T>;
   try {
@@ -104,7 +100,6 @@ async function answer<T>(msg: Msg, handle: (request: unknown) => Promise<T>, log
     log.warn({ subject, reply_bytes: data.length, max_payload: maxPayload }, 'reply too large for one message');
     data = encoder.encode(JSON.stringify(failure(BusErrorCodes.ReplyTooLarge, `the reply (${data.length} bytes) is larger than the server's max_payload (${maxPayload} bytes)`)));
   }
-  if (msg.reply) msg.respond(data);
   return data;
 }
 
