@@ -168,6 +168,9 @@ describe('chorus CLI, end to end', () => {
     const again = await chorus(f, 'retry', id, '--json');
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toEqual(expect.objectContaining({ correlation_id: retryId, retry_of: id, duplicate: true }));
+    // Without --wait, as query: the id alone on stdout (RETRY=$(chorus retry …)), the rest on stderr.
+    const plain = await chorus(f, 'retry', id);
+    expect(plain).toEqual({ code: 0, stdout: `${retryId}\n`, stderr: `retry of ${id} (retried before; this is that retry); follow it with: chorus status ${retryId}\n` });
 
     const done = await chorus(f, 'query', 'what is an envelope', '--wait', '--json');
     const nothing = await chorus(f, 'retry', JSON.parse(done.stdout).correlation_id);

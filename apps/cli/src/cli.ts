@@ -235,9 +235,15 @@ async function execute(args: CliArgs, client: ChorusClient, io: CliIo, fail: (f:
       };
       try {
         if (!args.wait) {
+          // As for query: stdout is the retry's id alone (RETRY=$(chorus retry …)), or its JSON; the rest to stderr.
           const started = await client.retry(workflow, 'retried from the CLI');
-          announce(started);
-          if (!args.json) io.stdout(`follow it with: chorus status ${started.correlation_id}${tenantFlag}`);
+          if (args.json) {
+            print(started, () => '');
+          } else {
+            io.stdout(started.correlation_id);
+            const before = started.duplicate ? ' (retried before; this is that retry)' : '';
+            io.stderr(`retry of ${started.retry_of}${before}; follow it with: chorus status ${started.correlation_id}${tenantFlag}`);
+          }
           return ExitCodes.Ok;
         }
         const { started, workflow: retried } = await client.retryAndWait(workflow, 'retried from the CLI');
