@@ -58,6 +58,14 @@ describe('Chorus as processes', () => {
     });
     expect(await refused.text()).toMatch(/is in a terminal state \(completed\) and cannot be subscribed to/);
     await ingress.waitFor(/"url":"\/a2a".*"statusCode":200/);
+    // As is a follow-up message streamed to that finished task, which the SDK refuses and prints itself.
+    const followUp = await fetch(`${url}/a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'message/stream', params: { message: { kind: 'message', messageId: 'm5', role: 'user', taskId: id, parts: [{ kind: 'text', text: 'and then?' }] } } }),
+    });
+    expect(await followUp.text()).toMatch(/error/);
+    await ingress.waitFor(/"source":"@a2a-js\/sdk"/);
     expect(ingress.output().split('\n').filter((line) => line !== '' && !isJsonObject(line))).toEqual([]);
 
     // Every app run alone serves /health, /ready and /metrics on CHORUS_OPS_PORT.

@@ -16,6 +16,7 @@ import { A2AUser } from './a2a.user';
 import { ChorusExecutor } from './chorus.executor';
 import { ChorusRequestHandler } from './chorus.request-handler';
 import { ChorusTaskStore } from './chorus.task-store';
+import { routeSdkConsoleToLog } from './sdk-console';
 
 export const A2A_PATH = '/a2a';
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
@@ -31,6 +32,7 @@ export function mountA2A(
   app: NestExpressApplication,
   deps: { bus: Bus; client: ChorusClient; keys: ApiKeys; log: Logger; publicUrl: () => string; watchGraceMs: number; maxDeadlineMs: number; bodyLimitBytes: number },
 ): void {
+  routeSdkConsoleToLog(deps.log);
   const cards = new LiveAgentCard(deps.bus, deps.publicUrl, deps.keys.enabled);
   const store = new ChorusTaskStore(deps.client, deps.log);
   const executor = new ChorusExecutor(deps.bus, deps.client, deps.log, deps.watchGraceMs, deps.maxDeadlineMs, store);
