@@ -36,8 +36,10 @@ export function serveRequests<T>(
   // goes to it, once, however many tries arrived meanwhile (working it out again, or sending a large
   // answer to every try, would only load a replica that is slow already). Any try of a hedged request
   // still listens; a plain client that gave a try up and asked again listens on its latest. A try that
-  // comes after the answer is answered anew: its requester missed the earlier answer.
-  const working = new Map<string, Msg>();
+  // comes after the answer is answered anew: its requester missed the earlier answer. A try is one of
+  // the same request only if its body is the same bytes (two clients may pick the same id: each must
+  // hear its own answer), and only for a while (a handler that never settles holds no id for good).
+  const working = new Map<string, Working>();
   const sub: Subscription = bus.nc.subscribe(subject, {
     queue,
     callback: (err, msg) => {
@@ -46,18 +48,20 @@ export function serveRequests<T>(
         return;
       }
       const id = msg.headers?.get(ChorusHeaders.RequestId) || undefined;
-      if (id !== undefined) {
-        const first = !working.has(id);
-        working.set(id, msg);
-        if (!first) return;
+      const earlier = id === undefined ? undefined : working.get(id);
+      if (earlier && Date.now() - earlier.since < TRY_MERGE_MS && sameBytes(earlier.data, msg.data)) {
+        earlier.latest = msg;
+        return;
       }
+      const mine: Working | undefined = id === undefined || earlier ? undefined : { data: msg.data, since: Date.now(), latest: msg };
+      if (id !== undefined && mine) working.set(id, mine);
       void answer(msg, handle, log, subject, bus.nc.info?.max_payload)
         .then((data) => {
-          const latest = (id !== undefined && working.get(id)) || msg;
-          if (latest.reply) latest.respond(data);
+          const to = mine?.latest ?? msg;
+          if (to.reply) to.respond(data);
         })
         .catch((e) => log.error({ err: e, subject }, 'request could not be answered'))
-        .finally(() => id !== undefined && working.delete(id));
+        .finally(() => id !== undefined && working.get(id) === mine && working.delete(id));
     },
   });
   return {
@@ -65,6 +69,20 @@ export function serveRequests<T>(
       await sub.drain();
     },
   };
+}
+
+/** A request a replica is working out: its body, since when, and the latest of its tries to reach it. */
+interface Working {
+  data: Uint8Array;
+  since: number;
+  latest: Msg;
+}
+
+/** How long tries of one request id are taken as one (a hub read's tries come within its 5 s timeout). */
+const TRY_MERGE_MS = 30_000;
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length));
 }
 
 /** Works out the answer to one request: its bytes, to send to the request's latest try. */

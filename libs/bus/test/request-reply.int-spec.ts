@@ -106,6 +106,25 @@ describe('serveRequests', () => {
     }
   });
 
+  it('serveRequests - two requests that happen to carry the same request id (two clients) each hear their own answer', async () => {
+    const responder = serveRequests(bus, 'test.collide', 'q', log, async (request) => {
+      await new Promise((r) => setTimeout(r, 300));
+      return request;
+    });
+    try {
+      await bus.nc.flush();
+      const h = headers();
+      h.set(ChorusHeaders.RequestId, '1');
+      const ask = (body: object) => bus.nc.request('test.collide', new TextEncoder().encode(JSON.stringify(body)), { timeout: 2000, headers: h }).then((m) => m.json<{ data: unknown }>().data);
+      const a = ask({ tenant_id: 'tenant-a' });
+      await new Promise((r) => setTimeout(r, 50));
+      const b = ask({ tenant_id: 'tenant-b' });
+      expect(await Promise.all([a, b])).toEqual([{ tenant_id: 'tenant-a' }, { tenant_id: 'tenant-b' }]);
+    } finally {
+      await responder.stop();
+    }
+  });
+
   it('serveRequests - a refusal that names its invalid fields carries them to the requester as a list, not as text to parse', async () => {
     class Refused extends StepFailedError {
       constructor(readonly fields: unknown) {
