@@ -20,8 +20,8 @@ export const BusErrorCodes = Object.freeze({
 
 /**
  * JetStream answered a publish "insufficient resources": nothing more can be stored until space is
- * freed or the limits are raised. Retryable (space may free), but not at once: it is no outage
- * that passes in a moment, so the publish is not retried as one.
+ * freed or the limits are raised. Retryable (space may free); a client's submission hears it at once,
+ * an agent's publish after retrying as in an outage (Bus.publish, `failWhenFull`).
  */
 export class StorageFullError extends ChorusError {
   readonly code = BusErrorCodes.StorageFull;

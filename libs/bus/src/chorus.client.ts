@@ -150,7 +150,7 @@ export class ChorusClient {
     try {
       // A keyed query the stream drops is checked (another submission with the key may have been
       // stored since the check above) before the hub is told of a duplicate: a refused one is none.
-      const ack = await this.bus.publish(envelope, { reportDuplicate: !keyed });
+      const ack = await this.bus.publish(envelope, { reportDuplicate: !keyed, failWhenFull: true });
       if (ack.duplicate && keyed) {
         await this.checkSameQuery(envelope, request);
         await this.bus.reportDuplicate(envelope, ack);

@@ -58,6 +58,12 @@ export interface PublishOptions {
    * that must exist once for good, such as a retry's query.
    */
   firstOnSubject?: boolean;
+  /**
+   * Throw {@link StorageFullError} at once when JetStream has no room (a client's submission, which
+   * hears a 503 now). Without it, a full store is retried as an outage is, within the same time,
+   * then thrown as that error: an agent's step then has its deliveries to wait for room.
+   */
+  failWhenFull?: boolean;
 }
 
 export interface PublishResult {
@@ -220,13 +226,13 @@ export class Bus {
         ack = await this.js.publish(subject, data, { msgID: key, headers: h, ...(options.firstOnSubject ? { expect: { lastSubjectSequence: 0 } } : {}) });
       } catch (e) {
         if (options.firstOnSubject && isRevisionConflict(e)) return { seq: 0, duplicate: true, idempotencyKey: key };
-        if (isStorageFull(e)) {
-          this.storageFullAt = Date.now();
-          throw new StorageFullError(subject, e);
-        }
         if (/max_payload/i.test(String((e as Error)?.message))) throw new EnvelopeTooLargeError(subject, data.length, this.nc.info?.max_payload);
+        const full = isStorageFull(e);
+        if (full) this.storageFullAt = Date.now();
         const delay = Math.min(1000, 50 * 2 ** attempt);
-        if (!isTransient(e) || isRevisionConflict(e) || Date.now() + delay > retryUntil || this.nc.isClosed()) throw e;
+        if ((full && options.failWhenFull) || !isTransient(e) || isRevisionConflict(e) || Date.now() + delay > retryUntil || this.nc.isClosed()) {
+          throw full ? new StorageFullError(subject, e) : e;
+        }
         // nats.js names a stream with no leader for the moment (an election after a node was lost)
         // "jetstream is not enabled"; say what it most likely is.
         this.log.warn({ err: e, correlation_id: envelope.correlation_id, message_type: envelope.message_type, attempt: attempt + 1, retry_in_ms: delay }, 'publish not acknowledged (NATS away, or the stream electing a leader); retrying');
@@ -234,7 +240,8 @@ export class Bus {
         await new Promise((r) => setTimeout(r, delay));
       }
     }
-    this.storageFullAt = undefined;
+    // Stored (a duplicate stores nothing, and says nothing of the room left).
+    if (!ack.duplicate) this.storageFullAt = undefined;
     // After a retry, the stream may hold this very publish from an attempt whose ack was lost.
     if (retried && ack.duplicate) return { seq: ack.seq, duplicate: false, idempotencyKey: key };
     const result = { seq: ack.seq, duplicate: ack.duplicate, idempotencyKey: key };
