@@ -90,6 +90,11 @@ describe('POST /v1/queries - bad bodies', () => {
     expect(r.status).toBe(400);
     expect(r.body.errors[0].field).toBe('query');
     expect(r.body.errors[0].messages[0]).toMatch(/4000/);
+    // Counted by code point, as the envelope's schema and the profiles count: a variation selector
+    // (the second half of ❤️) counts, an emoji's two UTF-16 units count once.
+    const hearts = await postJson(`${f.url}/v1/queries`, { query: `hub ${'❤️'.repeat(2000)}` });
+    expect({ status: hearts.status, errors: hearts.body.errors }).toEqual({ status: 400, errors: [{ field: 'query', messages: ['query must be shorter than or equal to 4000 characters'] }] });
+    expect((await postJson(`${f.url}/v1/queries`, { query: `hub ${'😀'.repeat(3996)}` })).status).toBe(202);
   });
 
   it('POST /v1/queries - 413 for a body larger than the limit, with the limit in the message', async () => {

@@ -9,12 +9,11 @@ import {
   IsString,
   Matches,
   Max,
-  MaxLength,
   Min,
 } from 'class-validator';
 import { DEADLINE_LIMIT_MS } from '@chorus/config';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { MAX_QUERY_CHARS, MAX_TOP_K, PROFILE_NAME_PATTERN, SESSION_ID_PATTERN, TENANT_ID_PATTERN, VISIBLE_CHARACTER_PATTERN, VISIBLE_CHARACTER_RULE } from '@chorus/envelope';
+import { MAX_QUERY_CHARS, MAX_TOP_K, MaxChars, PROFILE_NAME_PATTERN, SESSION_ID_PATTERN, TENANT_ID_PATTERN, VISIBLE_CHARACTER_PATTERN, VISIBLE_CHARACTER_RULE } from '@chorus/envelope';
 
 /** Body of `POST /v1/queries`. */
 export class SubmitQueryDto {
@@ -22,7 +21,7 @@ export class SubmitQueryDto {
   @ApiProperty({ description: 'The question or keywords; `profile:<name>` tokens pick profiles.', maxLength: MAX_QUERY_CHARS, example: 'how does chorus drop duplicates' })
   @IsString()
   @IsNotEmpty()
-  @MaxLength(MAX_QUERY_CHARS)
+  @MaxChars(MAX_QUERY_CHARS)
   @Matches(VISIBLE_CHARACTER_PATTERN, { message: VISIBLE_CHARACTER_RULE })
   query!: string;
 

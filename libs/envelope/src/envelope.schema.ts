@@ -1,5 +1,6 @@
 import { IS_ISO8601, getMetadataStorage } from 'class-validator';
 import { DATE_TIME_PATTERN, IS_DATE_TIME } from './date-time.validator';
+import { MAX_CHARS } from './max-chars.validator';
 import { IS_FUSION_WEIGHTS, MAX_FUSION_WEIGHT } from './fusion-weights.validator';
 import { MAX_JSON_DEPTH, RESERVED_KEYS } from './json-limits';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
@@ -32,6 +33,7 @@ export function createEnvelopeJsonSchema(): Record<string, unknown> {
       // A named custom rule is converted by its name (class-validator-jsonschema looks it up). The
       // format alone also takes forms Date.parse cannot read (a leap second, an offset `+01`).
       [IS_DATE_TIME]: { type: 'string', format: 'date-time', pattern: DATE_TIME_PATTERN.source },
+      [MAX_CHARS]: (meta: { constraints?: unknown[] }) => ({ maxLength: meta.constraints?.[0] as number }),
       [IS_FUSION_WEIGHTS]: { type: 'object', additionalProperties: { type: 'number', minimum: 0, maximum: MAX_FUSION_WEIGHT } },
     },
   }) as Record<string, Record<string, unknown>>;

@@ -1,3 +1,4 @@
+export { MAX_CHARS, MaxChars } from './max-chars.validator';
 // class-transformer's @Type() and class-validator read design-time metadata.
 import 'reflect-metadata';
 export { Envelope, type EnvelopeOf } from './envelope';

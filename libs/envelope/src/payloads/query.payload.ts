@@ -9,9 +9,9 @@ import {
   IsString,
   Matches,
   Max,
-  MaxLength,
   Min,
 } from 'class-validator';
+import { MaxChars } from '../max-chars.validator';
 import { CORRELATION_ID_PATTERN, MAX_QUERY_CHARS, MAX_TOP_K, PROFILE_NAME_PATTERN, SESSION_ID_PATTERN, VISIBLE_CHARACTER_PATTERN, VISIBLE_CHARACTER_RULE } from '../patterns';
 
 /** `query`: what a caller asked. Published by the ingress, the CLI or any NATS client. */
@@ -19,7 +19,7 @@ export class QueryPayload {
   /** The question or keywords, as typed. `profile:<name>` tokens select profiles explicitly. */
   @IsString()
   @IsNotEmpty()
-  @MaxLength(MAX_QUERY_CHARS)
+  @MaxChars(MAX_QUERY_CHARS)
   @Matches(VISIBLE_CHARACTER_PATTERN, { message: VISIBLE_CHARACTER_RULE })
   query!: string;
 
