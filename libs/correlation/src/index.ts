@@ -1,4 +1,4 @@
-export { CUT_MARK, fitRecord } from './record-fit';
+export { CUT_MARK, SNIPPETS_CUT, fitRecord } from './record-fit';
 export { ledgerKey, toSummary, toView, type WorkflowRecord } from './workflow.record';
 export {
   HUB_AGENT,

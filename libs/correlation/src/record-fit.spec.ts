@@ -1,4 +1,4 @@
-import { CUT_MARK, fitRecord } from './record-fit';
+import { CUT_MARK, SNIPPETS_CUT, fitRecord } from './record-fit';
 import type { WorkflowRecord } from './workflow.record';
 
 const size = (r: unknown) => new TextEncoder().encode(JSON.stringify(r)).length;
@@ -45,6 +45,7 @@ describe('fitRecord', () => {
     const r = record('what is the hub', 100, 'a snippet of the document '.repeat(10));
     const fitted = fitRecord(r, size(r) - 1)!;
     expect(fitted.result!.results.every((x) => x.snippet === '')).toBe(true);
+    expect(fitted.result!.answer).toBe(`an answer${SNIPPETS_CUT}`);
     expect(fitted.result!.results.map((x) => x.id)).toEqual(r.result!.results.map((x) => x.id));
     expect({ query: fitted.query, seen: fitted.seen, status: fitted.status }).toEqual({ query: r.query, seen: r.seen, status: r.status });
   });

@@ -3,6 +3,8 @@ import type { WorkflowRecord } from './workflow.record';
 const encoder = new TextEncoder();
 /** What a text cut to fit the ledger ends with. */
 export const CUT_MARK = ' … [cut to fit the ledger; the whole is in the workflow history]';
+/** What an answer whose results' snippets were dropped to fit the ledger ends with. */
+export const SNIPPETS_CUT = " [the results' snippets were left out to fit the ledger; they are in the workflow history]";
 
 /** `text` cut to its first `chars` characters (code points, so no surrogate pair is split) and marked, or as it is. */
 function cut(text: string, chars: number): string;
@@ -19,8 +21,8 @@ function cut(text: string | null, chars: number): string | null {
  * envelopes, in the stream (its history).
  */
 const SHRINKS: ReadonlyArray<(r: WorkflowRecord) => WorkflowRecord> = [
-  // The results' snippets.
-  (r) => (r.result ? { ...r, result: { ...r.result, results: r.result.results.map((x) => ({ ...x, snippet: '' })) } } : r),
+  // The results' snippets (the answer says so: an empty snippet alone would not).
+  (r) => (r.result ? { ...r, result: { ...r.result, answer: r.result.answer + SNIPPETS_CUT, results: r.result.results.map((x) => ({ ...x, snippet: '' })) } } : r),
   // The query and the answer.
   (r) => ({ ...r, query: cut(r.query, 500), result: r.result ? { ...r.result, query: cut(r.result.query, 500), answer: cut(r.result.answer, 1000) } : null }),
   // The error messages.
