@@ -229,16 +229,16 @@ async function execute(args: CliArgs, client: ChorusClient, io: CliIo, fail: (f:
       if (!workflow) return notFound(fail, args.positional[0], tenant);
       const announce = (started: RetryStarted) => {
         const line = `correlation_id: ${started.correlation_id}\nretry of ${started.retry_of}${started.duplicate ? ' (retried before; this is that retry)' : ''}`;
-        // As for query: with --wait --json, stdout is one JSON document, the retry's workflow.
-        if (args.json && args.wait) io.stderr(`correlation_id: ${started.correlation_id}`);
-        else print(started, () => line);
+        // (With --wait.) As for query: with --json, stdout is one JSON document, the retry's workflow.
+        if (args.json) io.stderr(`correlation_id: ${started.correlation_id}`);
+        else io.stdout(line);
       };
       try {
         if (!args.wait) {
           // As for query: stdout is the retry's id alone (RETRY=$(chorus retry …)), or its JSON; the rest to stderr.
           const started = await client.retry(workflow, 'retried from the CLI');
           if (args.json) {
-            print(started, () => '');
+            io.stdout(JSON.stringify(started));
           } else {
             io.stdout(started.correlation_id);
             const before = started.duplicate ? ' (retried before; this is that retry)' : '';

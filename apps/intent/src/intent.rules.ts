@@ -1,12 +1,5 @@
 import type { LikelyTypo } from '@chorus/profiles';
-import type {
-  ClassificationResultPayload,
-  Complexity,
-  Entity,
-  Intent,
-  Modality,
-  QueryPayload,
-} from '@chorus/envelope';
+import { MAX_CLASSIFICATION_SIGNALS, type ClassificationResultPayload, type Complexity, type Entity, type Intent, type Modality, type QueryPayload } from '@chorus/envelope';
 
 /**
  * Deterministic intent rules. Every rule matches whole tokens or anchored phrases, never substrings:
@@ -95,12 +88,10 @@ export function classifyQuery(request: QueryPayload): Classification {
     complexity,
     confidence,
     explicit_profiles: unique([...(request.profiles ?? []), ...directives]),
-    signals: signals.slice(0, MAX_SIGNALS),
+    signals: signals.slice(0, MAX_CLASSIFICATION_SIGNALS),
   };
 }
 
-/** The classification's signals have a ceiling (the envelope allows 64). */
-const MAX_SIGNALS = 64;
 
 /**
  * Adds what the corpus vocabulary said about the query's words: `typo:<word>:<suggestion>` for each
@@ -110,7 +101,7 @@ const MAX_SIGNALS = 64;
 export function withTypoSignals(classification: Classification, typos: readonly LikelyTypo[] | null): Classification {
   const added = typos === null ? ['typo-check:unavailable'] : typos.map((t) => `typo:${t.word}:${t.suggestion}`);
   if (added.length === 0) return classification;
-  return { ...classification, signals: [...classification.signals, ...added].slice(0, MAX_SIGNALS) };
+  return { ...classification, signals: [...classification.signals, ...added].slice(0, MAX_CLASSIFICATION_SIGNALS) };
 }
 
 const INTENT_ORDER: Intent[] = ['troubleshooting', 'comparison', 'definition', 'how_to', 'question', 'lookup'];

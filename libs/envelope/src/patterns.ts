@@ -50,5 +50,7 @@ export const MAX_DOCUMENT_ID_CHARS = 512;
 export const MAX_DOCUMENT_TITLE_CHARS = 1000;
 /** Profiles a plan may name (and its alternatives); a result fuses at most these. */
 export const MAX_PLANNED_PROFILES = 16;
+/** The most signals a classification carries (the rules that fired, typos, directives). */
+export const MAX_CLASSIFICATION_SIGNALS = 64;
 /** A degradation per planned profile for its search, and one more for its documents. */
 export const MAX_DEGRADATIONS = 2 * MAX_PLANNED_PROFILES;

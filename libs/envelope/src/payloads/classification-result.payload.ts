@@ -13,7 +13,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { PROFILE_NAME_PATTERN } from '../patterns';
+import { MAX_CLASSIFICATION_SIGNALS, PROFILE_NAME_PATTERN } from '../patterns';
 import { QueryPayload } from './query.payload';
 
 export const INTENTS = ['definition', 'how_to', 'comparison', 'troubleshooting', 'question', 'lookup'] as const;
@@ -94,7 +94,7 @@ export class ClassificationResultPayload {
 
   /** The rules that fired, for explanation and debugging. */
   @IsArray()
-  @ArrayMaxSize(64)
+  @ArrayMaxSize(MAX_CLASSIFICATION_SIGNALS)
   @IsString({ each: true })
   signals!: string[];
 }
