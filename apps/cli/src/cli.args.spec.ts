@@ -12,6 +12,8 @@ describe('parseCliArgs', () => {
     expect(parseCliArgs(['list', '--help'])).toEqual(expect.objectContaining({ command: 'help', helpFor: 'list' }));
     expect(parseCliArgs(['help', 'dead-letters'])).toEqual(expect.objectContaining({ command: 'help', helpFor: 'dead-letters' }));
     expect(parseCliArgs(['--help']).helpFor).toBeUndefined();
+    expect(parseCliArgs(['help']).helpFor).toBeUndefined();
+    expect(() => parseCliArgs(['help', 'bogus'])).toThrow('unknown command: bogus');
   });
 
   // The samples the user test tried, and the edges of the API's rule (isTimeFilter).

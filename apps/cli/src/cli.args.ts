@@ -68,7 +68,11 @@ export function parseCliArgs(argv: string[]): CliArgs {
   if ((end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h')) {
     return { ...defaults(), command: 'help', helpFor: isCommand(command) ? command : undefined };
   }
-  if (command === 'help') return { ...defaults(), command: 'help', helpFor: isCommand(positional[0]) ? positional[0] : undefined };
+  if (command === 'help') {
+    // `chorus help bogus` is a mistake to name, not a request for every command's usage.
+    if (positional[0] !== undefined && !isCommand(positional[0])) throw usageError([{ kind: 'structure', text: `unknown command: ${positional[0]}` }]);
+    return { ...defaults(), command: 'help', helpFor: positional[0] };
+  }
   const unknown = problems.filter((p) => p.kind === 'structure');
   if (command === undefined) throw usageError([{ kind: 'structure', text: 'missing command' }, ...unknown]);
   if (!isCommand(command)) throw usageError([{ kind: 'structure', text: `unknown command: ${command}` }, ...unknown]);
