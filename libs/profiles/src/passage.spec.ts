@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { analyzeEnglish } from './english.analyzer';
-import { bestPassage } from './passage';
+import { PASSAGE_SCAN_CHARS, bestPassage, indexSentences } from './passage';
 
 const terms = (q: string) => new Set(analyzeEnglish(q));
 
@@ -23,6 +23,15 @@ describe('bestPassage', () => {
     const p = bestPassage(text, terms('duplicate envelopes'), 130);
     expect(p).toContain('The correlation hub drops duplicate envelopes by idempotency key.');
     expect(p.length).toBeLessThanOrEqual(130);
+  });
+
+  it('bestPassage - a passage is looked for in the first PASSAGE_SCAN_CHARS of a very long text only (its analysis is bounded)', () => {
+    const filler = 'Nothing to see in this sentence at all. '.repeat(Math.ceil(PASSAGE_SCAN_CHARS / 40));
+    const early = `The hub drops duplicates early. ${filler}`;
+    expect(bestPassage(early, terms('duplicates'), 60)).toBe('The hub drops duplicates early.');
+    const late = `${filler}The hub drops duplicates late.`;
+    expect(bestPassage(late, terms('duplicates'), 60)).toBe('Nothing to see in this sentence at all.');
+    expect(indexSentences(late.repeat(100)).sentences.join(' ').length).toBeLessThanOrEqual(PASSAGE_SCAN_CHARS);
   });
 
   it('bestPassage - no matching term gives the opening sentences', () => {
