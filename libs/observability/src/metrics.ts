@@ -1,5 +1,8 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
+/** Seconds, from a millisecond to ten seconds: a hop's and a profile request's durations. */
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
 /** How long a scrape waits for a metric read at scrape time. */
 const DEFAULT_COLLECT_TIMEOUT_MS = 2000;
 
@@ -32,7 +35,7 @@ export class Metrics {
     name: 'chorus_step_duration_seconds',
     help: 'Handler duration per agent and message type',
     labelNames: ['agent', 'message_type'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    buckets: DURATION_BUCKETS,
     registers: [this.registry],
   });
 
@@ -62,7 +65,7 @@ export class Metrics {
     name: 'chorus_search_profile_request_duration_seconds',
     help: 'Search requests of the search worker to each profile, from sending to settling, by profile and outcome: ok, timeout, error, unavailable',
     labelNames: ['profile', 'outcome'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    buckets: DURATION_BUCKETS,
     registers: [this.registry],
   });
 
