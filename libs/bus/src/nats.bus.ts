@@ -1,15 +1,11 @@
 import {
-  DiscardPolicy,
   JetStreamApiError,
-  RetentionPolicy,
-  StorageType,
   jetstream,
   jetstreamManager,
   type JetStreamClient,
   type JetStreamManager,
   type PubAck,
   type StoredMsg,
-  type StreamConfig,
 } from '@nats-io/jetstream';
 import { connect, headers as natsHeaders, nanos, type NatsConnection } from '@nats-io/transport-node';
 import {
@@ -25,6 +21,7 @@ import {
 import { Metrics, type Logger } from '@chorus/observability';
 import type { BusOptions } from './bus.options';
 import { EnvelopeTooLargeError, NatsUnreachableError, NoJetStreamError, StorageFullError } from './bus.errors';
+import { ensureStream, type StreamSpec } from './stream.topology';
 import { FinishedWorkflows } from './finished-workflows';
 import { ChorusHeaders } from './headers';
 import { releaseAnsweredRequestsCheaply } from './request-release';
@@ -141,63 +138,9 @@ export class Bus {
     });
   }
 
-  /**
-   * Creates a file-backed stream with the bus's replica count, or brings its limits up to date: the
-   * duplicate window, the age limit, and the byte limit when one is given. Without one, a new
-   * stream gets none and an existing one keeps its limit (what an operator set with
-   * `nats stream edit` stays). JetStream sets a stream's byte limit aside on its disk (on every
-   * replica) when the stream is created or updated: a limit the server cannot set aside fails.
-   */
-  async ensureStream(config: Pick<StreamConfig, 'name' | 'subjects' | 'duplicate_window' | 'max_age'> & { max_bytes?: number; maxBytesSetting?: string }): Promise<void> {
-    const { maxBytesSetting, ...stream } = config;
-    try {
-      await this.ensureStreamAs(stream);
-    } catch (e) {
-      // The server's own words ("insufficient storage resources available") name neither the stream
-      // nor the setting that asked for the room.
-      if (!/insufficient (storage )?resources/i.test(String((e as Error)?.message)) || config.max_bytes === undefined) throw e;
-      throw new Error(
-        `stream ${config.name}: JetStream cannot set aside its byte limit, ${config.max_bytes} bytes (${(e as Error).message}): lower it${maxBytesSetting ? ` (${maxBytesSetting})` : ''}, or give the server more room (max_file_store)`,
-        { cause: e },
-      );
-    }
-  }
-
-  private async ensureStreamAs(config: Pick<StreamConfig, 'name' | 'subjects' | 'duplicate_window' | 'max_age'> & { max_bytes?: number }): Promise<void> {
-    if (!this.options.manageTopology) {
-      try {
-        await this.jsm.streams.info(config.name);
-        return;
-      } catch (e) {
-        if (!isNotFound(e)) throw e;
-        throw new Error(`stream ${config.name} does not exist and this service may not create it: start the hub first (it creates the streams)`);
-      }
-    }
-    const full: Partial<StreamConfig> & { name: string } = {
-      ...config,
-      max_bytes: config.max_bytes ?? -1,
-      storage: StorageType.File,
-      retention: RetentionPolicy.Limits,
-      discard: DiscardPolicy.Old,
-      num_replicas: this.options.replicas,
-      allow_direct: true,
-    };
-    try {
-      const info = await this.jsm.streams.info(config.name);
-      const c = info.config;
-      const maxBytes = config.max_bytes ?? c.max_bytes;
-      if (c.duplicate_window !== full.duplicate_window || c.max_age !== full.max_age || c.max_bytes !== maxBytes) {
-        await this.jsm.streams.update(config.name, { ...c, duplicate_window: full.duplicate_window, max_age: full.max_age, max_bytes: maxBytes });
-      }
-    } catch (e) {
-      if (!isNotFound(e)) throw e;
-      try {
-        await this.jsm.streams.add(full);
-      } catch (addError) {
-        // Another process created it between our look-up and our add.
-        if (!/already in use/i.test(String((addError as Error).message))) throw addError;
-      }
-    }
+  /** Creates a stream, or brings its limits up to date (see {@link ensureStream}). */
+  ensureStream(config: StreamSpec): Promise<void> {
+    return ensureStream(this.jsm, this.options, config);
   }
 
   /**
@@ -416,8 +359,4 @@ async function connectNats(options: BusOptions): Promise<NatsConnection> {
   } catch (e) {
     throw new NatsUnreachableError(options.servers, e);
   }
-}
-
-function isNotFound(e: unknown): boolean {
-  return /not found/i.test(String((e as Error)?.message ?? e));
 }

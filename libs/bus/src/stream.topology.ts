@@ -1,0 +1,69 @@
+import { DiscardPolicy, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
+import type { BusOptions } from './bus.options';
+
+/** A stream as Chorus keeps it: its subjects and limits, and the setting its byte limit comes from. */
+export type StreamSpec = Pick<StreamConfig, 'name' | 'subjects' | 'duplicate_window' | 'max_age'> & { max_bytes?: number; maxBytesSetting?: string };
+
+/**
+ * Creates a file-backed stream with the bus's replica count, or brings its limits up to date: the
+ * duplicate window, the age limit, and the byte limit when one is given. Without one, a new
+ * stream gets none and an existing one keeps its limit (what an operator set with
+ * `nats stream edit` stays). JetStream sets a stream's byte limit aside on its disk (on every
+ * replica) when the stream is created or updated: a limit the server cannot set aside fails, naming
+ * the stream and the setting.
+ */
+export async function ensureStream(jsm: JetStreamManager, options: Pick<BusOptions, 'manageTopology' | 'replicas'>, spec: StreamSpec): Promise<void> {
+  const { maxBytesSetting, ...config } = spec;
+  try {
+    await createOrUpdate(jsm, options, config);
+  } catch (e) {
+    // The server's own words ("insufficient storage resources available") name neither the stream
+    // nor the setting that asked for the room.
+    if (!/insufficient (storage )?resources/i.test(String((e as Error)?.message)) || config.max_bytes === undefined) throw e;
+    throw new Error(
+      `stream ${config.name}: JetStream cannot set aside its byte limit, ${config.max_bytes} bytes (${(e as Error).message}): lower it${maxBytesSetting ? ` (${maxBytesSetting})` : ''}, or give the server more room (max_file_store)`,
+      { cause: e },
+    );
+  }
+}
+
+async function createOrUpdate(jsm: JetStreamManager, options: Pick<BusOptions, 'manageTopology' | 'replicas'>, config: Omit<StreamSpec, 'maxBytesSetting'>): Promise<void> {
+  if (!options.manageTopology) {
+    try {
+      await jsm.streams.info(config.name);
+      return;
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+      throw new Error(`stream ${config.name} does not exist and this service may not create it: start the hub first (it creates the streams)`);
+    }
+  }
+  const full: Partial<StreamConfig> & { name: string } = {
+    ...config,
+    max_bytes: config.max_bytes ?? -1,
+    storage: StorageType.File,
+    retention: RetentionPolicy.Limits,
+    discard: DiscardPolicy.Old,
+    num_replicas: options.replicas,
+    allow_direct: true,
+  };
+  try {
+    const info = await jsm.streams.info(config.name);
+    const c = info.config;
+    const maxBytes = config.max_bytes ?? c.max_bytes;
+    if (c.duplicate_window !== full.duplicate_window || c.max_age !== full.max_age || c.max_bytes !== maxBytes) {
+      await jsm.streams.update(config.name, { ...c, duplicate_window: full.duplicate_window, max_age: full.max_age, max_bytes: maxBytes });
+    }
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+    try {
+      await jsm.streams.add(full);
+    } catch (addError) {
+      // Another process created it between our look-up and our add.
+      if (!/already in use/i.test(String((addError as Error).message))) throw addError;
+    }
+  }
+}
+
+function isNotFound(e: unknown): boolean {
+  return /not found/i.test(String((e as Error)?.message ?? e));
+}
