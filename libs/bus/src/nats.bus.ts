@@ -178,7 +178,8 @@ export class Bus {
         }
         // nats.js names a stream with no leader for the moment (an election after a node was lost)
         // "jetstream is not enabled"; say what it most likely is.
-        this.log.warn({ err: e, correlation_id: envelope.correlation_id, message_type: envelope.message_type, attempt: attempt + 1, retry_in_ms: delay }, 'publish not acknowledged (NATS away, or the stream electing a leader); retrying');
+        const why = full ? 'publish refused: JetStream storage full; retrying' : 'publish not acknowledged (NATS away, or the stream electing a leader); retrying';
+        this.log.warn({ err: e, correlation_id: envelope.correlation_id, message_type: envelope.message_type, attempt: attempt + 1, retry_in_ms: delay }, why);
         retried = true;
         await new Promise((r) => setTimeout(r, delay));
       }
