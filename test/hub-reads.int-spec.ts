@@ -75,3 +75,37 @@ describe('hub reads under load', () => {
     expect(next.body.status).toBe('completed');
   }, 60_000);
 });
+
+describe('hub reads without a tenant', () => {
+  let g: ChorusFixture;
+
+  beforeAll(async () => {
+    // No agents, and a long linger: a workflow's first ledger write waits a second for more envelopes.
+    g = await startChorusFixture({ CHORUS_HUB_LINGER_MS: '1000' }, {}, ['hub', 'ingress']);
+  });
+  afterAll(async () => {
+    await g?.stop();
+  });
+
+  it('hub - a read without a tenant while the workflow\'s first write is in progress waits for it, as one with its tenant does, instead of answering "no workflow"', async () => {
+    const submitted = await postJson(`${g.url}/v1/queries`, { query: 'what does the hub keep', tenant_id: 'acme' });
+    expect(submitted.status).toBe(202);
+    const id = submitted.body.correlation_id as string;
+    // Until the hub holds the query, "no workflow" is the truth: asked again until it is being applied.
+    // That takes a few milliseconds; the write in progress then takes a second, which the reads wait
+    // for (they answered "no workflow" throughout it, some fifty times at this pace).
+    const deadline = Date.now() + 5000;
+    let notFound = 0;
+    let reply: { ok: boolean; data?: { tenant_id: string; status: string }; error?: { code: string } } | undefined;
+    while (Date.now() < deadline) {
+      const m = await g.chorus.bus.nc.request(HubSubjects.Workflow, JSON.stringify({ correlation_id: id }), { timeout: 5000 });
+      reply = m.json();
+      if (reply!.ok) break;
+      expect(reply!.error!.code).toBe('WORKFLOW_NOT_FOUND');
+      notFound += 1;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(reply).toEqual({ ok: true, data: expect.objectContaining({ tenant_id: 'acme', status: 'pending' }) });
+    expect(notFound).toBeLessThan(10);
+  });
+});

@@ -178,6 +178,18 @@ export class HubService {
   }
 
   /**
+   * The tenant of a workflow this hub is applying an update to right now, known by its id alone: a
+   * read without a tenant finds a workflow neither the recent index nor the ledger holds until its
+   * first write is done, and answered "no workflow" meanwhile (a read with its tenant waits for the
+   * write). Looks through the workflows being updated, a few dozen at most.
+   */
+  updatingTenantOf(correlationId: string): string | undefined {
+    const suffix = `.${correlationId}`;
+    for (const key of this.queued.keys()) if (key.endsWith(suffix)) return key.slice(0, key.length - suffix.length);
+    return undefined;
+  }
+
+  /**
    * The stored record, or null. On the active hub, waits for an update of the same workflow in
    * progress, whose status update may already be out while its save is not done yet.
    */
