@@ -47,7 +47,9 @@ export class LedgerStore {
       return cached;
     }
     if (options.assumeNew) return null;
-    const stored = await this.kv.get(key);
+    // From the stream's leader, as `read` does: a replica's direct get may lag, and the active hub
+    // then applied envelopes to an older revision (a conflict, applied again) or read "no workflow".
+    const stored = await this.kv.latest(key);
     if (!stored) return null;
     const entry = { record: stored.value, revision: stored.revision };
     this.remember(key, entry);
