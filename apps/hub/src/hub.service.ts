@@ -177,12 +177,7 @@ export class HubService {
     );
   }
 
-  /**
-   * The tenant of a workflow this hub is applying an update to right now, known by its id alone: a
-   * read without a tenant finds a workflow neither the recent index nor the ledger holds until its
-   * first write is done, and answered "no workflow" meanwhile (a read with its tenant waits for the
-   * write). Looks through the workflows being updated, a few dozen at most.
-   */
+  /** The tenant of a workflow being updated now (its first write may not be done): a few dozen to look through. */
   updatingTenantOf(correlationId: string): string | undefined {
     const suffix = `.${correlationId}`;
     for (const key of this.queued.keys()) if (key.endsWith(suffix)) return key.slice(0, key.length - suffix.length);
