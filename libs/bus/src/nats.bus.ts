@@ -1,5 +1,4 @@
 import {
-  JetStreamApiError,
   jetstream,
   jetstreamManager,
   type JetStreamClient,
@@ -26,17 +25,12 @@ import { FinishedWorkflows } from './finished-workflows';
 import { ChorusHeaders } from './headers';
 import { releaseAnsweredRequestsCheaply } from './request-release';
 import { coalesceSocketWrites } from './write-coalescing';
-import { isRevisionConflict, isTransient } from './transient-error';
+import { isRevisionConflict, isStorageExhausted, isTransient } from './transient-error';
 
 /** The longest a publish is retried while JetStream has no leader to store it (a failover, a restart). */
 const PUBLISH_RETRY_MS = 10_000;
 /** How long `/ready` says "storage full" after a publish was refused for it (unless one succeeds). */
 const STORAGE_FULL_NOT_READY_MS = 30_000;
-
-/** JetStream's answer to a publish it has no room for (err_code 10023). */
-function isStorageFull(e: unknown): boolean {
-  return e instanceof JetStreamApiError && (e.code === 10023 || /insufficient resources/i.test(e.message));
-}
 
 export interface PublishOptions {
   /** Distinguishes several messages of one type from one agent in one workflow. */
@@ -170,7 +164,7 @@ export class Bus {
       } catch (e) {
         if (options.firstOnSubject && isRevisionConflict(e)) return { seq: 0, duplicate: true, idempotencyKey: key };
         if (/max_payload/i.test(String((e as Error)?.message))) throw new EnvelopeTooLargeError(subject, data.length, this.nc.info?.max_payload);
-        const full = isStorageFull(e);
+        const full = isStorageExhausted(e);
         if (full) this.storageFullAt = Date.now();
         const delay = Math.min(1000, 50 * 2 ** attempt);
         if ((full && options.failWhenFull) || !isTransient(e) || isRevisionConflict(e) || Date.now() + delay > retryUntil || this.nc.isClosed()) {

@@ -1,5 +1,6 @@
 import { DiscardPolicy, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
 import type { BusOptions } from './bus.options';
+import { isStorageExhausted } from './transient-error';
 
 /** A stream as Chorus keeps it: its subjects and limits, and the setting its byte limit comes from. */
 export type StreamSpec = Pick<StreamConfig, 'name' | 'subjects' | 'duplicate_window' | 'max_age'> & { max_bytes?: number; maxBytesSetting?: string };
@@ -19,7 +20,7 @@ export async function ensureStream(jsm: JetStreamManager, options: Pick<BusOptio
   } catch (e) {
     // The server's own words ("insufficient storage resources available") name neither the stream
     // nor the setting that asked for the room.
-    if (!/insufficient (storage )?resources/i.test(String((e as Error)?.message)) || config.max_bytes === undefined) throw e;
+    if (!isStorageExhausted(e) || config.max_bytes === undefined) throw e;
     throw new Error(
       `stream ${config.name}: JetStream cannot set aside its byte limit, ${config.max_bytes} bytes (${(e as Error).message}): lower it${maxBytesSetting ? ` (${maxBytesSetting})` : ''}, or give the server more room (max_file_store)`,
       { cause: e },

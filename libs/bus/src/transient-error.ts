@@ -57,6 +57,15 @@ export async function retryTransient<T>(op: () => Promise<T>, log: Logger, what:
   }
 }
 
+/**
+ * True when JetStream refused for want of storage: a publish it has no room for ("insufficient
+ * resources", err_code 10023), or a stream whose byte limit it cannot set aside ("insufficient
+ * storage resources available").
+ */
+export function isStorageExhausted(e: unknown): boolean {
+  return (e instanceof JetStreamApiError && e.code === 10023) || /insufficient (storage )?resources/i.test(String((e as Error)?.message ?? ''));
+}
+
 /** True when a create/update failed because the key changed (or exists) meanwhile. */
 export function isRevisionConflict(e: unknown): boolean {
   return /wrong last sequence|key exists/i.test(String((e as Error)?.message ?? e));
