@@ -113,6 +113,30 @@ describe('parseCliArgs', () => {
     expect(parseCliArgs(['query', '--', '-x marks the spot']).positional).toEqual(['-x marks the spot']);
   });
 
+  it("parseCliArgs - a usage error lists every problem by what it is about, for --json's errors", () => {
+    const errors = (argv: string[]) => {
+      try {
+        parseCliArgs(argv);
+      } catch (e) {
+        return (e as UsageError).errors;
+      }
+      return null;
+    };
+    expect(errors(['status', '--bogus', '--limit', '0', '--tenant', 'a', '--tenant', 'b'])).toEqual([
+      { field: '--bogus', messages: ['--bogus is not an option'] },
+      { field: '--tenant', messages: ['--tenant is given more than once; give it once'] },
+      { field: '--limit', messages: ['--limit is not an option of status (list and dead-letters take it)'] },
+      { field: 'argument', messages: ['status needs exactly one argument: a correlation id'] },
+    ]);
+    expect(errors(['bogus'])).toEqual([{ field: 'command', messages: ['unknown command: bogus'] }]);
+    expect(errors(['list', '--json=yes', '--json=no'])).toEqual([{ field: '--json', messages: ['--json takes no value (given "yes")', '--json takes no value (given "no")'] }]);
+  });
+
+  it('parseCliArgs - --help with a value is a usage error, not ignored', () => {
+    expect(error(['list', '--help=x'])).toEqual({ message: '--help takes no value (given "x")', showUsage: false, command: 'list' });
+    expect(parseCliArgs(['list', '--help']).command).toBe('help');
+  });
+
   it('parseCliArgs - a time without a zone is refused, as over HTTP, instead of being read as UTC', () => {
     expect(() => parseCliArgs(['list', '--since', '2026-12-01 15:00'])).toThrow(/^--since must be an RFC 3339 date-time/);
     expect(parseCliArgs(['list', '--since', '2026-12-01', '--until', '2026-12-01T15:00:00Z'])).toEqual(expect.objectContaining({ since: '2026-12-01', until: '2026-12-01T15:00:00Z' }));

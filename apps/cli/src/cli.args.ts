@@ -36,6 +36,8 @@ export class UsageError extends Error {
     readonly showUsage = true,
     /** The command whose usage to show; absent: every command's. */
     readonly command?: CommandName,
+    /** Every problem by what it is about (`--json`'s `errors`): the option as written, `command` or `argument`. */
+    readonly errors: FieldError[] = [],
   ) {
     super(message);
   }
@@ -48,6 +50,8 @@ function isCommand(name: string | undefined): name is CommandName {
 /** A problem with the command line; `value` ones alone do not call for the usage. */
 interface Problem {
   kind: 'structure' | 'value';
+  /** What it is about, as `--json`'s `errors` name it: the option as written (`--limit`), `command` or `argument`. */
+  field: string;
   text: string;
 }
 
@@ -70,22 +74,22 @@ export function parseCliArgs(argv: string[]): CliArgs {
   }
   if (command === 'help') {
     // `chorus help bogus` is a mistake to name, not a request for every command's usage.
-    if (positional[0] !== undefined && !isCommand(positional[0])) throw usageError([{ kind: 'structure', text: `unknown command: ${positional[0]}` }]);
+    if (positional[0] !== undefined && !isCommand(positional[0])) throw usageError([{ kind: 'structure', field: 'command', text: `unknown command: ${positional[0]}` }]);
     return { ...defaults(), command: 'help', helpFor: positional[0] };
   }
   const unknown = problems.filter((p) => p.kind === 'structure');
-  if (command === undefined) throw usageError([{ kind: 'structure', text: 'missing command' }, ...unknown]);
-  if (!isCommand(command)) throw usageError([{ kind: 'structure', text: `unknown command: ${command}` }, ...unknown]);
+  if (command === undefined) throw usageError([{ kind: 'structure', field: 'command', text: 'missing command' }, ...unknown]);
+  if (!isCommand(command)) throw usageError([{ kind: 'structure', field: 'command', text: `unknown command: ${command}` }, ...unknown]);
   const spec = COMMANDS[command];
   for (const name of values.keys()) {
     if (!isOption(name) || spec.options.includes(name)) continue;
     const takers = COMMAND_NAMES.filter((c) => COMMANDS[c].options.includes(name));
-    problems.push({ kind: 'structure', text: `--${name} is not an option of ${command} (${joinAnd(takers)} ${takers.length === 1 ? 'takes' : 'take'} it)` });
+    problems.push({ kind: 'structure', field: `--${name}`, text: `--${name} is not an option of ${command} (${joinAnd(takers)} ${takers.length === 1 ? 'takes' : 'take'} it)` });
   }
   if (spec.argument && positional.length !== 1) {
-    problems.push({ kind: 'structure', text: command === 'query' ? 'query needs exactly one argument: the query text, in quotes' : `${command} needs exactly one argument: a correlation id` });
+    problems.push({ kind: 'structure', field: 'argument', text: command === 'query' ? 'query needs exactly one argument: the query text, in quotes' : `${command} needs exactly one argument: a correlation id` });
   } else if (!spec.argument && positional.length > 0) {
-    problems.push({ kind: 'structure', text: `${command} takes no argument, not ${positional.map((p) => JSON.stringify(p)).join(' ')}` });
+    problems.push({ kind: 'structure', field: 'argument', text: `${command} takes no argument, not ${positional.map((p) => JSON.stringify(p)).join(' ')}` });
   }
   const taken = (name: OptionName): string | undefined => (spec.options.includes(name) ? values.get(name)?.at(-1) : undefined);
   const flag = (name: OptionName): boolean => taken(name) !== undefined;
@@ -128,26 +132,31 @@ function scan(argv: string[]): { positionals: string[]; values: Map<string, stri
   const unknown = new Set<string>();
   for (const t of tokens) {
     if (t.kind === 'positional') positionals.push(t.value);
-    if (t.kind !== 'option' || t.name === 'help') continue;
+    if (t.kind !== 'option') continue;
+    if (t.name === 'help') {
+      // `--help=x` asks for nothing the CLI knows: said, not ignored (a bare --help was handled before).
+      if (t.inlineValue) problems.push({ kind: 'value', field: '--help', text: `--help takes no value (given ${JSON.stringify(t.value)})` });
+      continue;
+    }
     const spec = optionSpec(t.name);
     if (!spec) {
       // `--bogus=1` and `--bogus` are one unknown option.
-      if (!unknown.has(t.rawName)) problems.push({ kind: 'structure', text: `${t.rawName} is not an option` });
+      if (!unknown.has(t.rawName)) problems.push({ kind: 'structure', field: t.rawName, text: `${t.rawName} is not an option` });
       unknown.add(t.rawName);
       continue;
     }
     const given = values.get(t.name) ?? [];
     if (!spec.value) {
-      if (t.inlineValue) problems.push({ kind: 'value', text: `--${t.name} takes no value (given ${JSON.stringify(t.value)})` });
+      if (t.inlineValue) problems.push({ kind: 'value', field: `--${t.name}`, text: `--${t.name} takes no value (given ${JSON.stringify(t.value)})` });
       values.set(t.name, ['']);
       continue;
     }
     if (t.value === undefined || (!t.inlineValue && isOptionWord(t.value))) {
       const after = t.value === undefined ? '' : ` (${t.value} is an option; a value that starts with "-" is written --${t.name}=${spec.value})`;
-      problems.push({ kind: 'value', text: `--${t.name} needs a value${after}` });
+      problems.push({ kind: 'value', field: `--${t.name}`, text: `--${t.name} needs a value${after}` });
       continue;
     }
-    if (given.length === 1 && !spec.multiple) problems.push({ kind: 'value', text: `--${t.name} is given more than once; give it once` });
+    if (given.length === 1 && !spec.multiple) problems.push({ kind: 'value', field: `--${t.name}`, text: `--${t.name} is given more than once; give it once` });
     values.set(t.name, [...given, t.value]);
   }
   return { positionals, values, problems };
@@ -172,10 +181,16 @@ function isOption(name: string): name is OptionName {
 /** One problem, or every one under a heading; the usage of the command when the line is malformed, not when a value is. */
 function usageError(problems: readonly Problem[], command?: CommandName): UsageError {
   const showUsage = problems.some((p) => p.kind === 'structure');
-  if (problems.length === 1) return new UsageError(problems[0].text, showUsage, command);
-  // Each option problem starts with the option's name; any other (a missing argument) makes it the command line's.
-  const heading = problems.every((p) => p.text.startsWith('-')) ? 'invalid options' : 'invalid command line';
-  return new UsageError(`${heading}:\n${problems.map((p) => `  ${p.text}`).join('\n')}`, showUsage, command);
+  const errors: FieldError[] = [];
+  for (const p of problems) {
+    const known = errors.find((e) => e.field === p.field);
+    if (known) (known.messages as string[]).push(p.text);
+    else errors.push({ field: p.field, messages: [p.text] });
+  }
+  if (problems.length === 1) return new UsageError(problems[0].text, showUsage, command, errors);
+  // Each option problem is about an option; any other (a missing argument) makes it the command line's.
+  const heading = problems.every((p) => p.field.startsWith('-')) ? 'invalid options' : 'invalid command line';
+  return new UsageError(`${heading}:\n${problems.map((p) => `  ${p.text}`).join('\n')}`, showUsage, command, errors);
 }
 
 function joinAnd(words: readonly string[]): string {
@@ -184,7 +199,7 @@ function joinAnd(words: readonly string[]): string {
 
 /** The same rule as HTTP's Idempotency-Key: a key the ingress would refuse is refused here too. */
 function idempotencyKey(value: string | undefined, problems: Problem[]): string | undefined {
-  if (value !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(value)) problems.push({ kind: 'value', text: `--idempotency-key ${IDEMPOTENCY_KEY_RULE}` });
+  if (value !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(value)) problems.push({ kind: 'value', field: '--idempotency-key', text: `--idempotency-key ${IDEMPOTENCY_KEY_RULE}` });
   return value;
 }
 
@@ -193,14 +208,14 @@ function idempotencyKey(value: string | undefined, problems: Problem[]): string 
  * `2026-12-01 15:00` would pass as local time there.
  */
 function timeFilter(name: string, value: string | undefined, problems: Problem[]): string | undefined {
-  if (value !== undefined && !isTimeFilter(value)) problems.push({ kind: 'value', text: `${name} must be ${TIME_FILTER_RULE}` });
+  if (value !== undefined && !isTimeFilter(value)) problems.push({ kind: 'value', field: name, text: `${name} must be ${TIME_FILTER_RULE}` });
   return value;
 }
 
 function int(name: string, value: string | undefined, problems: Problem[]): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) problems.push({ kind: 'value', text: `${name} must be a positive integer` });
+  if (!Number.isInteger(n) || n < 1) problems.push({ kind: 'value', field: name, text: `${name} must be a positive integer` });
   return n;
 }
 

@@ -41,7 +41,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     const end = argv.indexOf('--');
     const json = (end < 0 ? argv : argv.slice(0, end)).includes('--json');
     const message = (e as Error).message;
-    return reportFailure(io, json, { exitCode: ExitCodes.Usage, error_type: CliErrorTypes.Usage, message, hint: showUsage ? `\n${command ? commandUsage(command) : USAGE}` : hint });
+    const errors = e instanceof UsageError && e.errors.length > 0 ? e.errors : undefined;
+    return reportFailure(io, json, { exitCode: ExitCodes.Usage, error_type: CliErrorTypes.Usage, message, errors, hint: showUsage ? `\n${command ? commandUsage(command) : USAGE}` : hint });
   }
   if (args.command === 'help') {
     io.stdout(args.helpFor ? commandUsage(args.helpFor) : USAGE);
