@@ -329,9 +329,9 @@ describe('chorus CLI, end to end', () => {
       const wrong = await runCli(['list', '--nats', secured.url], { NATS_USER: 'chorus-cli', NATS_PASS: 'not-the-password' });
       expect({ code: wrong.code, stderr: wrong.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(/refused the CLI's credentials \(Authorization Violation\); it connected as chorus-cli \(NATS_USER\)/) });
 
-      // Past authorization, this bare server has no Chorus: the usual "cannot reach Chorus" (exit 3).
+      // Past authorization, this bare server has no Chorus: said so (exit 3), not "cannot reach".
       const cli = await runCli(['list', '--nats', secured.url], { CHORUS_NATS_CREDENTIALS: join(__dirname, '..', 'infra', 'nats', 'dev-credentials.json') });
-      expect({ code: cli.code, stderr: cli.stderr }).toEqual({ code: 3, stderr: expect.stringMatching(/^chorus: cannot reach Chorus/) });
+      expect({ code: cli.code, stderr: cli.stderr }).toEqual({ code: 3, stderr: expect.stringMatching(/^chorus: NATS at nats:\/\/\S+ answers, but has no CHORUS_WF stream: Chorus has not run against this server/) });
 
       // A credentials file without a cli user is a bad setting, not an unreachable Chorus.
       const file = join(tmpdir(), `chorus-cli-credentials-${process.pid}.json`);
@@ -390,7 +390,7 @@ describe('chorus CLI, end to end', () => {
         () => ({ code: 0, stderr: '' }),
         (e: { code: number; stderr: string }) => e,
       );
-      expect({ code: empty.code, stderr: empty.stderr }).toEqual({ code: 3, stderr: expect.stringMatching(/cannot reach Chorus/) });
+      expect({ code: empty.code, stderr: empty.stderr }).toEqual({ code: 3, stderr: expect.stringMatching(/answers, but has no CHORUS_WF stream: Chorus has not run against this server\nStart it with: npm start/) });
       expect(Date.now() - started).toBeLessThan(15_000);
     } finally {
       await bare.stop();

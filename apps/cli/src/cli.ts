@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
-import { Bus, ChorusClient, readDeadLetters, type BusOptions, IdempotencyKeyReusedError, NatsUnreachableError, NoRespondersError, RemoteError, RequestTimeoutError, RetryRefusedError, type RetryStarted } from '@chorus/bus';
+import { Bus, ChorusClient, isStreamMissing, readDeadLetters, type BusOptions, IdempotencyKeyReusedError, NatsUnreachableError, NoRespondersError, RemoteError, RequestTimeoutError, RetryRefusedError, type RetryStarted } from '@chorus/bus';
 import { busOptionsFor, parseChorusConfig, type ChorusConfig } from '@chorus/config';
 import { DEFAULT_TENANT, EnvelopeErrorCodes, InvalidEnvelopeError, isTerminalStatus, type WorkflowStatus, type WorkflowView } from '@chorus/envelope';
 import { createRootLogger } from '@chorus/observability';
@@ -71,6 +71,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       // Chorus may well be running: retrying will not help, the credentials are a setting to fix.
       const message = `NATS at ${config.bus.servers.join(', ')} refused the CLI's credentials (${refused}); ${describeNatsUser(config, busOptions)}`;
       return fail({ exitCode: ExitCodes.Usage, error_type: CliErrorTypes.CredentialsRefused, message, hint: CREDENTIALS_HINT });
+    }
+    if (isStreamMissing(e)) {
+      // NATS answers, but Chorus never ran against it: "cannot reach" would send the user looking at the network.
+      const message = `NATS at ${config.bus.servers.join(', ')} answers, but has no ${config.bus.workflowStream} stream: Chorus has not run against this server`;
+      return fail({ exitCode: ExitCodes.Unreachable, error_type: CliErrorTypes.Unreachable, message, hint: 'Start it with: npm start, or point --nats (NATS_URL) at the server Chorus uses' });
     }
     // The CLI has its own hint (npm start), and names the address once: only the client's word from NatsUnreachableError.
     const why = e instanceof NatsUnreachableError ? e.reason : (e as Error).message;

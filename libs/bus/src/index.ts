@@ -15,7 +15,7 @@ export {
 export type { EnvelopeHandler, HandlerContext, HandlerResult, Outbound } from './handler.types';
 export { FinishedWorkflows } from './finished-workflows';
 export { ChorusHeaders, createHeaders } from './headers';
-export { isTransient, retryTransient } from './transient-error';
+export { isStreamMissing, isTransient, retryTransient } from './transient-error';
 export { LeaderLease, type LeaseOptions } from './leader.lease';
 export { SERVICE_USERS, renderAuthorization, servicePermissions, type Permissions, type ServiceUser } from './nats.permissions';
 export { CountedEvents, type CountedEventsOptions, type EventCounts } from './counted-events';

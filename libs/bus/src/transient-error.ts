@@ -66,6 +66,11 @@ export function isStorageExhausted(e: unknown): boolean {
   return (e instanceof JetStreamApiError && e.code === 10023) || /insufficient (storage )?resources/i.test(String((e as Error)?.message ?? ''));
 }
 
+/** True when JetStream has no stream of that name (err_code 10059): on a server Chorus never ran against, its streams. */
+export function isStreamMissing(e: unknown): boolean {
+  return e instanceof JetStreamApiError && e.code === 10059;
+}
+
 /** True when a create/update failed because the key changed (or exists) meanwhile. */
 export function isRevisionConflict(e: unknown): boolean {
   return /wrong last sequence|key exists/i.test(String((e as Error)?.message ?? e));
