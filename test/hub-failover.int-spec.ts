@@ -1,4 +1,5 @@
-import { ChorusClient, readWorkflowHistory } from '@chorus/bus';
+import { ChorusClient, LeaderLease, readWorkflowHistory } from '@chorus/bus';
+import { createRootLogger } from '@chorus/observability';
 import { createEnvelope, deriveEnvelope, isTerminalStatus, type Envelope, type WorkflowView } from '@chorus/envelope';
 import { waitFor } from '@chorus/testing';
 import { startPlanner } from '../apps/planner/src';
@@ -235,6 +236,32 @@ describe('hub failover', () => {
     } while (cursor);
     expect(ids.filter((id) => listed.get(id) !== 'completed').map((id) => ({ id, listed: listed.get(id) ?? 'missing' }))).toEqual([]);
     for (const id of ids.slice(10, 30)) await announcedOnce(id);
+  });
+
+  it('GET /v1/agents - a hub replica that answers while none is active is degraded, with the reason; up once one takes the lease', async () => {
+    // Another contender holds the hub's lease and does nothing: the replica started below stands by.
+    const holder = await LeaderLease.open(f.chorus.bus, { bucket: 'chorus_leases', name: 'hub', ttlMs: 1000 }, createRootLogger({ name: 'test', level: 'silent' }));
+    await holder.start(async () => undefined, async () => undefined);
+    type HubEntry = { instances: number; health: string; warnings: string[] };
+    const hubEntry = async (): Promise<HubEntry> => (await getJson(`${f.url}/v1/agents`)).body.agents.find((a: { name: string }) => a.name === 'hub');
+    const hub = startHub();
+    try {
+      expect(holder.isLeader).toBe(true);
+      await hub.waitFor(/lease held by another replica; standing by/);
+      const standingBy = await waitFor(async () => {
+        const e = await hubEntry();
+        return e.instances === 1 ? e : undefined;
+      });
+      expect(standingBy).toEqual(expect.objectContaining({ health: 'degraded', warnings: [expect.stringMatching(/^no hub replica is active \(none holds the lease\)/)] }));
+    } finally {
+      await holder.stop(async () => undefined);
+    }
+    await hub.waitFor(/lease acquired/);
+    const active = await waitFor(async () => {
+      const e = await hubEntry();
+      return e.health !== 'degraded' ? e : undefined;
+    });
+    expect(active).toEqual(expect.objectContaining({ instances: 1, health: 'up', warnings: [] }));
   });
 
   it('two hub replicas under load - exact counts, also when the active one is killed', async () => {

@@ -1,7 +1,7 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiCommonResponses } from './openapi';
-import { Bus, ChorusClient, ServiceDirectory } from '@chorus/bus';
+import { Bus, ChorusClient, NoRespondersError, ServiceDirectory } from '@chorus/bus';
 import { QueryParams } from './query-params.guard';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
 import { Tenant, type TenantScope } from './tenant.guard';
@@ -20,7 +20,10 @@ export interface AgentsReply {
   agents: Array<{
     name: string;
     instances: number;
-    health: 'up' | 'down';
+    /** `degraded`: instances answer, but none does the agent's work (the hub: no replica holds its lease); `warnings` says why. */
+    health: 'up' | 'down' | 'degraded';
+    /** What an operator should know of it (why it is degraded); empty when nothing. */
+    warnings: string[];
     consumers: Array<{ name: string; pending: number; in_flight: number; redelivered: number; waiting_pulls: number }>;
     window: Omit<AgentWindow, 'agent'> | null;
   }>;
@@ -43,6 +46,10 @@ export interface AgentsReply {
 }
 
 const AGENTS = ['hub', 'intent', 'planner', 'search', 'responder'];
+
+/** The hub's warning when replicas answer discovery but none is active (a lease lost to a full store or a partition, or a takeover under way). */
+const NO_ACTIVE_HUB =
+  'no hub replica is active (none holds the lease): workflows are not being recorded, ended or timed out until one is; a replica takes the lease within CHORUS_HUB_LEASE_MS unless NATS refuses it (see its log)';
 
 @ApiTags('operations')
 @ApiCommonResponses()
@@ -68,7 +75,7 @@ export class AgentsController {
   @Get()
   @QueryParams()
   @ApiOperation({ summary: 'Agents and profiles: instances, health, backlog, latency' })
-  @ApiResponse({ status: 200, description: '`{agents, profiles, window_ms, window_error}`: per agent its instances, health, consumers and step statistics; per profile its instances, health, counters and warnings' })
+  @ApiResponse({ status: 200, description: '`{agents, profiles, window_ms, window_error}`: per agent its instances, health (up, down, or degraded: the hub replicas answer but none is active), warnings, consumers and step statistics; per profile its instances, health, counters and warnings' })
   async agents(@Tenant() scope: TenantScope): Promise<AgentsReply> {
     const [services, consumers, read] = await Promise.all([
       this.directory.discover(),
@@ -82,10 +89,13 @@ export class AgentsController {
       const service = services.find((s) => s.kind === 'agent' && s.name === name);
       const instances = service?.instances.length ?? 0;
       const window = stats?.agents.find((a) => a.agent === name);
+      // Only the hub replica that holds the lease answers stats: none answering means none records workflows.
+      const warnings = name === 'hub' && instances > 0 && read instanceof NoRespondersError ? [NO_ACTIVE_HUB] : [];
       return {
         name,
         instances,
-        health: instances > 0 ? ('up' as const) : ('down' as const),
+        health: instances === 0 ? ('down' as const) : warnings.length > 0 ? ('degraded' as const) : ('up' as const),
+        warnings,
         consumers: consumers.filter((c) => c.name.startsWith(`${name}_`)),
         window: window ? { count: window.count, errors: window.errors, error_rate: window.error_rate, p50_ms: window.p50_ms, p99_ms: window.p99_ms } : null,
       };

@@ -11,7 +11,9 @@ export function mountAgents(outlet, { scope, ctx }) {
   outlet.append(h('div', { class: 'page-head' }, h('h1', { tabindex: -1 }, 'Agents'), windowNote));
   const error = h('p', { class: 'error-note', role: 'alert', hidden: true });
   const statsNote = h('p', { class: 'error-note', role: 'status', hidden: true, 'data-role': 'stats-unavailable' });
-  outlet.append(error, statsNote);
+  // What an agent that answers but does no work says of itself (the hub with no active replica).
+  const warningsNote = h('ul', { class: 'error-note', role: 'status', hidden: true, 'data-role': 'agent-warnings' });
+  outlet.append(error, warningsNote, statsNote);
 
   const [agentsCard, agentsBody] = card('Agents', { id: 'agents' });
   const agentRows = h('tbody');
@@ -47,6 +49,9 @@ export function mountAgents(outlet, { scope, ctx }) {
       // Missing statistics are not "no steps": say why they are missing.
       statsNote.textContent = reply.window_error ?? '';
       statsNote.hidden = !reply.window_error;
+      const warnings = reply.agents.flatMap((a) => (a.warnings ?? []).map((w) => `${a.name}: ${w}`));
+      replace(warningsNote, ...warnings.map((w) => h('li', {}, w)));
+      warningsNote.hidden = warnings.length === 0;
       syncKeyed(agentRows, reply.agents, { key: (a) => a.name, signature: (a) => JSON.stringify(a), create: () => h('tr'), fill: fillAgent });
       syncKeyed(profRows, reply.profiles, { key: (p) => p.name, signature: (p) => JSON.stringify(p), create: () => h('tr'), fill: fillProfile });
       profEmpty.hidden = reply.profiles.length > 0;
@@ -69,7 +74,7 @@ function fillAgent(tr, a) {
   replace(
     tr,
     h('th', { scope: 'row' }, agentChip(a.name)),
-    h('td', {}, health(a.health, a.instances)),
+    h('td', { title: (a.warnings ?? []).join('\n') }, health(a.health, a.instances)),
     num(String(a.instances)),
     num(w ? fmtCount(w.count) : '—'),
     h('td', { class: `num ${w?.error_rate > 0 ? 'text-bad' : ''}` }, w ? fmtPercent(w.error_rate) : '—'),
