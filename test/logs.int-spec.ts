@@ -38,6 +38,14 @@ describe('logs', () => {
     expect(logs.raw.filter((l) => l.includes('invalid envelope dead-lettered') && duplicateTopLevelKeys(l).length > 0)).toEqual([]);
   });
 
+  it("logs - an A2A request the SDK refuses as A2A has it (a streaming message to an unknown task) is one info line naming the error, without a stack", async () => {
+    const message = { kind: 'message', messageId: 'logs-a2a-1', role: 'user', taskId: 'no-such-task-logs', parts: [{ kind: 'text', text: 'x' }] };
+    const res = await fetch(`${f.url}/a2a`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/stream', params: { message } }) });
+    expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32001, message: 'Task not found: no-such-task-logs' } });
+    const line = await waitFor(() => logs.lines.find((l) => l.source === '@a2a-js/sdk' && String(l.msg).includes('no-such-task-logs')), { what: "the SDK's line about the refusal" });
+    expect(line).toMatchObject({ level: 30, error_type: 'TaskNotFoundError', msg: expect.stringMatching(/^Pre-stream error for request 1: TaskNotFoundError: Task not found: no-such-task-logs$/) });
+  });
+
   it('logs - a request Chorus cannot serve (503) is logged at warn, an ordinary one at info', async () => {
     await getJson(`${f.url}/v1/workflows?limit=1`);
     await stopApp(f, 'hub');
