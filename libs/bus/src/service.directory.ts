@@ -104,6 +104,13 @@ export class ServiceDirectory {
     const seen = new Set(found.flatMap((s) => s.instances.map((i) => i.id)));
     const missed = [...this.known.values()].filter((k) => !seen.has(k.instance.id));
     const outcomes = await Promise.all(missed.map((k) => pingInstance(this.bus, k.service.service, k.instance.id, this.options.confirmTimeoutMs)));
+    // The instances that answered this round, remembered before a kept one joins their service's
+    // list below: a kept (silent) instance counted among them had its silent rounds reset, and a hung
+    // replica beside a live one was listed for ever (each round also waited out its ping).
+    for (const s of found) {
+      const { instances, ...service } = s;
+      for (const instance of instances) this.known.set(instance.id, { service, instance, silent: 0 });
+    }
     const byKey = new Map(found.map((s) => [`${s.kind}:${s.name}`, s]));
     missed.forEach((k, i) => {
       const silent = afterPing(outcomes[i], k.silent);
@@ -118,10 +125,6 @@ export class ServiceDirectory {
       byKey.set(key, entry);
     });
     const now = Date.now();
-    for (const s of found) {
-      const { instances, ...service } = s;
-      for (const instance of instances) this.known.set(instance.id, { service, instance, silent: 0 });
-    }
     for (const [key, { instances, ...service }] of byKey) if (instances.length > 0) this.names.set(key, { service, seenAt: now });
     for (const [key, { service, seenAt }] of this.names) {
       if (now - seenAt > this.options.forgetAfterMs) this.names.delete(key);

@@ -87,6 +87,27 @@ describe('discovery of busy, hung and dead services (ServiceDirectory, ProfileRe
     expect(Date.now() - started).toBeLessThan(900);
   });
 
+  it('ServiceDirectory - drops a hung replica after two silent rounds while another replica of the same service answers', async () => {
+    const live = await start(AGENT);
+    const hung = await start(AGENT);
+    try {
+      const directory = new ServiceDirectory(bus);
+      expect(busyInstances(await directory.discover())).toBe(2);
+      hung.kill('SIGSTOP');
+      // Kept through one silent round, as when it is the only replica.
+      expect(busyInstances(await directory.discover())).toBe(2);
+      // Dropped at the second: before, it joined the live replica's list and its silent rounds were
+      // reset, so it was listed (and pinged, a second each round) for as long as it hung.
+      expect(busyInstances(await directory.discover())).toBe(1);
+      const started = Date.now();
+      expect(busyInstances(await directory.discover())).toBe(1);
+      expect(Date.now() - started).toBeLessThan(900);
+    } finally {
+      hung.kill('SIGKILL');
+      live.kill('SIGKILL');
+    }
+  });
+
   it('ProfileRegistry - keeps a profile too busy to answer refresh after refresh, drops one that died at once and one that hangs after two silent refreshes', async () => {
     // Another profile that stays: discovery rounds always have an answer.
     steady = await start(STEADY_PROFILE);
