@@ -1,5 +1,6 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
+import { nanos } from '@nats-io/transport-node';
 import type { Bus } from './nats.bus';
 import { readOrdered } from './ordered-read';
 import { isRevisionConflict } from './transient-error';
@@ -36,6 +37,7 @@ export class KeyValueStore<T> {
       ttl: options.ttlMs,
       replicas: bus.options.replicas,
     });
+    await applyTtl(bus.jsm, bucket, options.ttlMs);
     return new KeyValueStore<T>(kv, bus.js, bus.jsm, bucket);
   }
 
@@ -124,4 +126,20 @@ export class KeyValueStore<T> {
       yield { key: m.subject.substring(prefix.length), value: JSON.parse(decoder.decode(m.data)) as T, revision: m.seq };
     }
   }
+}
+
+/**
+ * Brings an existing bucket's age limit to the one asked for, as the streams' are (stream.topology):
+ * the client sets it only when it creates the bucket, so a changed CHORUS_HUB_RETENTION_MS or
+ * CHORUS_HUB_LEASE_MS was ignored for good (a lease raised to 10 s kept expiring after the 3 s the
+ * bucket was created with, and the hubs took it from each other every few seconds). The duplicate
+ * window may not exceed the age limit: it is shortened with it.
+ */
+async function applyTtl(jsm: JetStreamManager, bucket: string, ttlMs: number): Promise<void> {
+  const info = await jsm.streams.info(`KV_${bucket}`);
+  const c = info.config;
+  const maxAge = nanos(ttlMs);
+  if (c.max_age === maxAge) return;
+  const duplicateWindow = maxAge > 0 && c.duplicate_window > maxAge ? maxAge : c.duplicate_window;
+  await jsm.streams.update(c.name, { ...c, max_age: maxAge, duplicate_window: duplicateWindow });
 }

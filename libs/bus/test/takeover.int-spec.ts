@@ -193,4 +193,26 @@ describe('takeover', () => {
     const info = await bus.jsm.consumers.info(spec.stream, spec.durable);
     expect(info.config.opt_start_seq).toBe(seqs[5]);
   });
+
+  it('LeaderLease - a lease time changed after its bucket was created is applied to the bucket: the holder keeps its lease', async () => {
+    // The bucket as the first hubs created it, with a 600 ms lease.
+    await KeyValueStore.open(bus, 'test_leases_changed', { history: 1, ttlMs: 600 });
+    // Restarted with a 3 s lease: renewed every second. Before, the bucket kept its 600 ms, the key
+    // expired between renewals, and the holder lost its lease at its first renewal (two hubs took it
+    // from each other every few seconds).
+    const lease = await LeaderLease.open(bus, { bucket: 'test_leases_changed', name: 'changed', ttlMs: 3000 }, log);
+    let lost = 0;
+    await lease.start(async () => undefined, async () => void (lost += 1));
+    try {
+      expect(lease.isLeader).toBe(true);
+      await new Promise((r) => setTimeout(r, 2500));
+      expect({ lost, leader: lease.isLeader }).toEqual({ lost: 0, leader: true });
+      expect((await bus.jsm.streams.info('KV_test_leases_changed')).config.max_age).toBe(3000 * 1_000_000);
+      // And shortened again, below the duplicate window the bucket was given: refused by the server unless shortened with it.
+      await KeyValueStore.open(bus, 'test_leases_changed', { history: 1, ttlMs: 500 });
+      expect((await bus.jsm.streams.info('KV_test_leases_changed')).config.max_age).toBe(500 * 1_000_000);
+    } finally {
+      await lease.stop(async () => undefined);
+    }
+  });
 });
