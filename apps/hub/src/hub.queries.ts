@@ -218,15 +218,23 @@ function matcher(r: ListRequest): (row: WorkflowSummary) => boolean {
   };
 }
 
+const WORKFLOW_FIELDS = ['correlation_id', 'tenant_id'] as const;
+
+/**
+ * A read of one workflow (status, history): every invalid field named at once, and an unknown one
+ * refused as in a list: `{"tennant_id": …}` read the workflow in whichever tenant holds it.
+ */
 function parseWorkflowRequest(raw: unknown): WorkflowRequest {
-  const r = (raw ?? {}) as Partial<WorkflowRequest>;
+  const problems: FieldError[] = [];
+  const r = requestObject(raw ?? {}, WORKFLOW_FIELDS, problems) as Partial<WorkflowRequest>;
   if (typeof r.correlation_id !== 'string' || !CORRELATION_ID_PATTERN.test(r.correlation_id)) {
-    throw new BadRequestError([badField('correlation_id', 'correlation_id must match [A-Za-z0-9_-]{1,128}')]);
+    problems.push(badField('correlation_id', 'correlation_id must match [A-Za-z0-9_-]{1,128}'));
   }
   if (r.tenant_id !== undefined && r.tenant_id !== null && (typeof r.tenant_id !== 'string' || !TENANT_ID_PATTERN.test(r.tenant_id))) {
-    throw new BadRequestError([badField('tenant_id', 'tenant_id must match [a-z0-9][a-z0-9_-]{0,62}')]);
+    problems.push(badField('tenant_id', 'tenant_id must match [a-z0-9][a-z0-9_-]{0,62}'));
   }
-  return { correlation_id: r.correlation_id, tenant_id: r.tenant_id ?? undefined };
+  if (problems.length > 0) throw new BadRequestError(problems);
+  return { correlation_id: r.correlation_id as string, tenant_id: r.tenant_id ?? undefined };
 }
 
 /**
