@@ -55,8 +55,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     config = parseChorusConfig({ ...io.env, ...(args.nats ? { NATS_URL: args.nats } : {}) }, io.cwd);
     busOptions = busOptionsFor(config, 'cli');
   } catch (e) {
-    // A ConfigError names every bad variable (or a credentials file without a cli user).
-    return fail({ exitCode: ExitCodes.Usage, error_type: codeOf(e), message: (e as Error).message });
+    // A ConfigError names every bad variable (or a credentials file without a cli user); an address
+    // given with --nats is named by that flag, which the user typed, not by NATS_URL, which it sets.
+    const message = args.nats ? (e as Error).message.replaceAll('NATS_URL: ', '--nats: ') : (e as Error).message;
+    return fail({ exitCode: ExitCodes.Usage, error_type: codeOf(e), message });
   }
   const log = createRootLogger({ name: 'cli', level: 'silent' });
   let bus: Bus | undefined;
