@@ -31,3 +31,10 @@ describe('HubQueries - reads of one workflow (chorus.hub.workflow, chorus.hub.hi
     expect(e.fields.map((f) => f.field)).toEqual(['$', 'correlation_id']);
   });
 });
+
+describe('HubQueries - a list (chorus.hub.list)', () => {
+  it.each(['', 'Intent', 'a.b'])('an agent filter that is no agent name (%j) is refused, named, not taken for no filter or for none', async (agent) => {
+    const e = await refusal((q) => q.list({ agent }));
+    expect(e.fields).toEqual([{ field: 'agent', messages: ['agent must be an agent name ([a-z][a-z0-9_-]{0,62})'] }]);
+  });
+});

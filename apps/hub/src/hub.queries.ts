@@ -1,6 +1,7 @@
 import { readWorkflowHistory, serveRequests, type Bus, type CountedEvents, type Responder } from '@chorus/bus';
 import { toView } from '@chorus/correlation';
 import {
+  AGENT_NAME_PATTERN,
   BadRequestError,
   CORRELATION_ID_PATTERN,
   HubSubjects,
@@ -259,6 +260,8 @@ function parseListRequest(raw: unknown): ListRequest {
   const r = requestObject(raw, LIST_FIELDS, problems) as ListRequest;
   if (r.tenant_id !== undefined && !TENANT_ID_PATTERN.test(String(r.tenant_id))) problems.push(badField('tenant_id', 'tenant_id is not a valid tenant id'));
   if (r.status !== undefined && !WORKFLOW_STATUSES.includes(r.status)) problems.push(badField('status', `status must be one of ${WORKFLOW_STATUSES.join(', ')}`));
+  // As over HTTP: an empty agent filtered nothing (every workflow listed) and `Intent` matched none, silently.
+  if (r.agent !== undefined && (typeof r.agent !== 'string' || !AGENT_NAME_PATTERN.test(r.agent))) problems.push(badField('agent', 'agent must be an agent name ([a-z][a-z0-9_-]{0,62})'));
   // The same rule as over HTTP and in the CLI: Date.parse alone reads `2026-12-01 15:00` as local time.
   if (r.since !== undefined && !isTimeFilter(r.since)) problems.push(badField('since', `since must be ${TIME_FILTER_RULE}`));
   if (r.until !== undefined && !isTimeFilter(r.until)) problems.push(badField('until', `until must be ${TIME_FILTER_RULE}`));
