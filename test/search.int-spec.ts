@@ -13,7 +13,7 @@ describe('search fan-out and profile discovery', () => {
   let hanging: { stop(): Promise<void> } | undefined;
 
   beforeAll(async () => {
-    f = await startChorusFixture({ CHORUS_PROFILES: 'bm25', CHORUS_PASSAGE_CHARS: '160' });
+    f = await startChorusFixture({ CHORUS_PROFILES: 'bm25', CHORUS_PASSAGE_CHARS: '160', CHORUS_PROFILE_HEDGE_MS: '100' });
     // A profile that accepts requests and never answers: the failure mode a deadline must bound.
     hanging = await startProfileService(
       f.chorus.bus,
@@ -77,6 +77,28 @@ describe('search fan-out and profile discovery', () => {
       expect(view.degradations).toEqual([expect.objectContaining({ profile: 'mute', reason: 'timeout', detail: expect.stringMatching(/results have no text/) })]);
     } finally {
       await mute.stop();
+    }
+  });
+
+  it('search - a profile replica that hangs beside a live one costs time, not the lens: a request it holds is sent again, and the live one answers', async () => {
+    // Two replicas of one profile in the queue group: one ranks as bm25 does, the other never answers
+    // (a stopped process that is still connected gets its share of the requests from NATS).
+    const client = new ProfileClient(f.chorus.bus);
+    const twin = (search: (r: never) => Promise<never>) =>
+      startProfileService(f.chorus.bus, { name: 'twin', version: '0.0.1', description: 'two replicas, one hung', metadata: {}, search, documents: (r) => client.documents('bm25', r, 2000) }, f.log);
+    const live = await twin(async (r) => ({ ...(await client.search('bm25', r, 2000)), profile: 'twin' }) as never);
+    const hung = await twin(() => new Promise(() => undefined));
+    try {
+      await waitFor(async () => (await ask({ query: 'what is the hub', profiles: ['twin'], deadline_ms: 3000 })).result?.provenance.profiles_used.includes('twin'), { what: 'search to know the profile' });
+      const views: WorkflowView[] = [];
+      for (let i = 0; i < 10; i++) views.push(await ask({ query: `how does the hub count duplicates ${i}`, profiles: ['bm25', 'twin'], deadline_ms: 3000 }));
+      expect(views.map((v) => v.status)).toEqual(Array(10).fill('completed'));
+      // Without another try, about half the requests went to the hung replica and lost the lens
+      // (at most one in ten would, 1 in 1,000 times: P(more than 1 of 10) at 2^-8 a request).
+      expect(views.filter((v) => v.degraded).length).toBeLessThanOrEqual(1);
+    } finally {
+      await hung.stop();
+      await live.stop();
     }
   });
 

@@ -21,6 +21,8 @@ export const SEARCH_OPTIONS = Symbol('SEARCH_OPTIONS');
 
 export interface SearchOptions {
   profileTimeoutMs: number;
+  /** A profile request not answered by then is sent again, while the timeout allows (CHORUS_PROFILE_HEDGE_MS; 0: never). */
+  profileHedgeMs?: number;
   /** The best-ranked results, which the answer quotes, carry up to `documentChars` of their text. */
   leadDocuments: number;
   documentChars: number;

@@ -8,6 +8,7 @@ export async function startSearch(bus: Bus, config: ChorusConfig, log: Logger): 
   const registry = await ProfileRegistry.start(bus, defaultProfileRegistryOptions(), log.child({ agent: SEARCH_AGENT }));
   const module = SearchModule.register(bus, registry, {
     profileTimeoutMs: config.search.profileTimeoutMs,
+    profileHedgeMs: config.search.profileHedgeMs,
     leadDocuments: config.search.leadDocuments,
     documentChars: config.search.documentChars,
     passageChars: config.search.passageChars,

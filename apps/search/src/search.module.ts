@@ -10,7 +10,7 @@ export class SearchModule {
       module: SearchModule,
       controllers: [ExecutionPlanHandler],
       providers: [
-        { provide: ProfileClient, useValue: new ProfileClient(bus) },
+        { provide: ProfileClient, useValue: new ProfileClient(bus, { hedgeAfterMs: options.profileHedgeMs }) },
         { provide: ProfileRegistry, useValue: registry },
         { provide: SEARCH_OPTIONS, useValue: options },
         { provide: Metrics, useValue: bus.metrics },

@@ -12,7 +12,7 @@ import type { Logger } from '@chorus/observability';
 import type { Bus } from './nats.bus';
 import { RemoteError } from './bus.errors';
 import { PROFILE_ANNOUNCE_SUBJECT, PROFILE_METADATA_KEY, type ProfileAnnouncement } from './profile.registry';
-import { fieldErrorsOf, toRequestError } from './request-reply';
+import { fieldErrorsOf, requestHedged, toRequestError } from './request-reply';
 
 export interface ProfileServiceDefinition {
   /** Profile name; also the NATS service name. */
@@ -94,9 +94,22 @@ function toServiceError(e: unknown, logFault: () => void): ServiceError {
   return new ServiceError(500, e instanceof Error ? e.message : 'profile request failed');
 }
 
-/** Calls profile services by name. */
+/** How many tries a hedged profile request makes at most, the first included. */
+const PROFILE_MAX_TRIES = 8;
+
+/**
+ * Calls profile services by name. NATS hands each request to one replica of the profile's queue
+ * group at random, and a replica that is stopped or hung but still connected keeps its share for
+ * minutes: with `hedgeAfterMs`, a request not answered by then is sent again (to whichever replica
+ * NATS picks), every `hedgeAfterMs` while the timeout allows, up to eight tries, and the first answer
+ * wins. With one of two replicas hung, a request is lost only if every try went to it (1 in 2^tries),
+ * where it was lost one time in two. A profile that is merely slow pays a copy per try.
+ */
 export class ProfileClient {
-  constructor(private readonly bus: Bus) {}
+  constructor(
+    private readonly bus: Bus,
+    private readonly options: { hedgeAfterMs?: number } = {},
+  ) {}
 
   search(profile: string, request: ProfileSearchRequest, timeoutMs: number, signal?: AbortSignal): Promise<ProfileSearchReply> {
     return this.call(profileSubject(profile, 'search'), request, timeoutMs, signal);
@@ -110,7 +123,11 @@ export class ProfileClient {
     let msg;
     try {
       signal?.throwIfAborted();
-      msg = await this.bus.nc.request(subject, encoder.encode(JSON.stringify(body)), { timeout: Math.max(1, timeoutMs) });
+      const data = encoder.encode(JSON.stringify(body));
+      const timeout = Math.max(1, timeoutMs);
+      const hedge = this.options.hedgeAfterMs ?? 0;
+      // A profile's reply is final, an error included: only silence is tried again.
+      msg = hedge > 0 ? await requestHedged(this.bus, subject, data, timeout, hedge, PROFILE_MAX_TRIES, () => false) : await this.bus.nc.request(subject, data, { timeout });
     } catch (e) {
       throw toRequestError(e, subject, timeoutMs);
     }

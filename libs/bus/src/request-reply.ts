@@ -195,7 +195,16 @@ function isRetryableRefusal(msg: Msg): boolean {
  * responders", a closed connection, a permission) ends it at once, since another copy would fail
  * alike.
  */
-function requestHedged(bus: Bus, subject: string, data: Uint8Array, timeoutMs: number, intervalMs: number, maxTries: number): Promise<Msg> {
+export function requestHedged(
+  bus: Bus,
+  subject: string,
+  data: Uint8Array,
+  timeoutMs: number,
+  intervalMs: number,
+  maxTries: number,
+  /** Whether a reply says "try again" (by default, a Chorus reply refusing with a retryable error). */
+  isRefusal: (msg: Msg) => boolean = isRetryableRefusal,
+): Promise<Msg> {
   const deadline = Date.now() + timeoutMs;
   // Every try carries the same id: a replica that gets several answers one (see serveRequests).
   const headers = natsHeaders();
@@ -229,7 +238,7 @@ function requestHedged(bus: Bus, subject: string, data: Uint8Array, timeoutMs: n
       bus.nc.request(subject, data, { timeout: remaining, headers }).then(
         (msg) => {
           outstanding -= 1;
-          if (!isRetryableRefusal(msg)) return settle(() => resolve(msg));
+          if (!isRefusal(msg)) return settle(() => resolve(msg));
           refusal = msg;
           if (outstanding === 0 && timer === undefined) giveUp();
         },

@@ -49,6 +49,8 @@ export interface ChorusConfig {
     /** Per-profile RRF weights; a profile not listed weighs 1. */
     rrfWeights: Record<string, number>;
     profileTimeoutMs: number;
+    /** A profile request not answered by then is sent again (another replica may answer); 0: never. */
+    profileHedgeMs: number;
     responderReserveMs: number;
     /** Results carried with up to `documentChars` of their text: the ones an answer quotes. */
     leadDocuments: number;
@@ -156,6 +158,7 @@ export function parseChorusConfig(env: Readonly<Record<string, string | undefine
       rankWindow: r.int('CHORUS_RANK_WINDOW', 100, 1, MAX_RANK_WINDOW),
       rrfWeights: r.weights('CHORUS_RRF_WEIGHTS', PROFILE_NAME_PATTERN, MAX_FUSION_WEIGHT),
       profileTimeoutMs: r.int('CHORUS_PROFILE_TIMEOUT_MS', 3 * SECOND, 10, 10 * 60 * SECOND),
+      profileHedgeMs: r.int('CHORUS_PROFILE_HEDGE_MS', 500, 0, 10 * 60 * SECOND),
       responderReserveMs: r.int('CHORUS_RESPONDER_RESERVE_MS', 300, 0, 60 * SECOND),
       leadDocuments: r.int('CHORUS_LEAD_DOCUMENTS', 3, 0, 10_000),
       documentChars: r.int('CHORUS_DOCUMENT_CHARS', 2000, 100, 100_000),
