@@ -29,7 +29,7 @@ export interface DurableConsumerSpec {
 }
 
 /** Creates the durable pull consumer, or brings its settings up to date. */
-export async function ensureDurableConsumer(bus: Bus, spec: DurableConsumerSpec): Promise<ConsumerInfo | undefined> {
+export async function ensureDurableConsumer(bus: Bus, spec: DurableConsumerSpec, log?: Logger): Promise<ConsumerInfo | undefined> {
   const maxAckPending = spec.maxAckPending ?? Math.max(1000, spec.concurrency * 4);
   const config: Partial<ConsumerConfig> & { durable_name: string } = {
     durable_name: spec.durable,
@@ -49,6 +49,20 @@ export async function ensureDurableConsumer(bus: Bus, spec: DurableConsumerSpec)
       c.max_deliver !== config.max_deliver ||
       c.max_ack_pending !== maxAckPending
     ) {
+      // Replicas of one agent share this consumer: the last one started sets it for all. One that
+      // counts on other settings waits for deliveries the consumer does not make (a step it retries
+      // after the consumer's last delivery ends its workflow timed out, not failed), so say so.
+      const changed = [
+        c.max_deliver !== config.max_deliver && `max_deliver ${c.max_deliver} → ${config.max_deliver} (CHORUS_MAX_DELIVER)`,
+        c.ack_wait !== config.ack_wait && `ack_wait ${(c.ack_wait ?? 0) / 1e6} ms → ${spec.ackWaitMs} ms (CHORUS_ACK_WAIT_MS)`,
+        c.max_ack_pending !== maxAckPending && `max_ack_pending ${c.max_ack_pending} → ${maxAckPending} (CHORUS_CONCURRENCY)`,
+      ].filter((x): x is string => typeof x === 'string');
+      if (changed.length > 0) {
+        log?.warn(
+          { consumer: spec.durable, changed },
+          `consumer ${spec.durable} had other settings (from an earlier run, or another replica): ${changed.join(', ')}; every replica of an agent must be started with the same values, or the ones started with the old ones retry or wait by them`,
+        );
+      }
       return await bus.jsm.consumers.update(spec.stream, spec.durable, {
         filter_subject: config.filter_subject,
         ack_wait: config.ack_wait,
@@ -171,7 +185,7 @@ export class DurableConsumer {
     const consumer = await retryTransient(
       async () => {
         if (this.spec.resumeInOrder) await resumeFromAckFloor(this.bus, this.spec, this.log, resume);
-        const info = await ensureDurableConsumer(this.bus, this.spec);
+        const info = await ensureDurableConsumer(this.bus, this.spec, this.log);
         if (info) this.ackFloor = info.ack_floor.stream_seq;
         return this.bus.js.consumers.get(this.spec.stream, this.spec.durable);
       },

@@ -1,7 +1,7 @@
 import { createEnvelope, deriveEnvelope, parseEnvelope, StepFailedError, workflowSubject, type Envelope } from '@chorus/envelope';
 import { createRootLogger } from '@chorus/observability';
-import { startNats, waitFor, type NatsHandle } from '@chorus/testing';
-import { Bus, JetStreamConsumer, defaultBusOptions, defaultConsumerOptions, type DeadLetter } from '@chorus/bus';
+import { LogCapture, startNats, waitFor, type NatsHandle } from '@chorus/testing';
+import { Bus, JetStreamConsumer, defaultBusOptions, defaultConsumerOptions, ensureDurableConsumer, type DeadLetter } from '@chorus/bus';
 
 const log = createRootLogger({ name: 'test', level: 'silent' });
 
@@ -38,6 +38,27 @@ describe('JetStreamConsumer', () => {
     await bus.nc.flush();
     return { items, stop: () => sub.unsubscribe() };
   }
+
+  it('ensureDurableConsumer - a replica started with other settings than the consumer has says which, naming their variables, and sets its own', async () => {
+    const spec = { stream: bus.options.workflowStream, durable: 'settings_probe', filter: 'chorus.wf.*.probe.*', ackWaitMs: 5000, maxDeliver: 5, concurrency: 64 };
+    const logs = new LogCapture();
+    const captured = createRootLogger({ name: 'test', level: 'info', destination: logs });
+    await ensureDurableConsumer(bus, spec, captured);
+    await ensureDurableConsumer(bus, spec, captured);
+    expect(logs.lines).toEqual([]);
+    const info = await ensureDurableConsumer(bus, { ...spec, maxDeliver: 2, concurrency: 500 }, captured);
+    expect(info?.config.max_deliver).toBe(2);
+    await waitFor(() => logs.lines.length > 0);
+    expect(logs.lines).toEqual([
+      expect.objectContaining({
+        level: 40,
+        consumer: 'settings_probe',
+        changed: ['max_deliver 5 → 2 (CHORUS_MAX_DELIVER)', 'max_ack_pending 1000 → 2000 (CHORUS_CONCURRENCY)'],
+        msg: expect.stringMatching(/every replica of an agent must be started with the same values/),
+      }),
+    ]);
+    await bus.jsm.consumers.delete(spec.stream, spec.durable);
+  });
 
   it('JetStreamConsumer - publishes what the handler returns with the same correlation id, then acks', async () => {
     const outputs = await collect('chorus.wf.acme.classification_result.*');
