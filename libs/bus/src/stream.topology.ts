@@ -60,9 +60,25 @@ async function createOrUpdate(jsm: JetStreamManager, options: Pick<BusOptions, '
       await jsm.streams.add(full);
     } catch (addError) {
       // Another process created it between our look-up and our add.
-      if (!/already in use/i.test(String((addError as Error).message))) throw addError;
+      if (/already in use/i.test(String((addError as Error).message))) return;
+      if (/subjects overlap/i.test(String((addError as Error).message))) throw await overlapError(jsm, config, addError);
+      throw addError;
     }
   }
+}
+
+/**
+ * The server says only "subjects overlap with an existing stream": which stream holds them, and
+ * that a stream was renamed (CHORUS_WORKFLOW_STREAM and the like) on a server that has the old one.
+ */
+async function overlapError(jsm: JetStreamManager, config: Omit<StreamSpec, 'maxBytesSetting'>, cause: unknown): Promise<Error> {
+  const holder = await jsm.streams.find(config.subjects?.[0] ?? '').catch(() => undefined);
+  const subjects = (config.subjects ?? []).join(', ');
+  return new Error(
+    `stream ${config.name} cannot be created: its subjects (${subjects}) belong to ${holder ? `stream ${holder}` : 'another stream'} on this server. ` +
+      `Every app of a deployment must use the same stream names (CHORUS_WORKFLOW_STREAM, CHORUS_DEAD_LETTER_STREAM, CHORUS_DUPLICATE_STREAM)${holder ? `; to rename one, delete stream ${holder} first (nats stream rm ${holder}), losing what it holds` : ''}`,
+    { cause },
+  );
 }
 
 function isNotFound(e: unknown): boolean {

@@ -49,4 +49,11 @@ describe('Bus.ensureTopology', () => {
     expect(state.last_seq).toBe(30);
     expect(state.first_seq).toBeGreaterThan(1);
   });
+
+  it('a workflow stream renamed on a server that has the old one names the stream holding its subjects and the settings, not only "subjects overlap"', async () => {
+    const renamed = await connect({ workflowStream: 'CHORUS_WF2' });
+    await expect(renamed.ensureTopology()).rejects.toThrow(
+      /^stream CHORUS_WF2 cannot be created: its subjects \(chorus\.wf\.>\) belong to stream CHORUS_WF on this server\. Every app of a deployment must use the same stream names \(CHORUS_WORKFLOW_STREAM, .*delete stream CHORUS_WF first/,
+    );
+  });
 });
