@@ -43,7 +43,7 @@ export class ListWorkflowsDto {
   /** Only workflows this agent took part in. */
   @ApiPropertyOptional({ description: 'Only workflows this agent took part in.', example: 'search' })
   @IsOptional()
-  @Matches(AGENT_NAME_PATTERN, { message: 'agent must be an agent name' })
+  @Matches(AGENT_NAME_PATTERN, { message: 'agent must be an agent name ([a-z][a-z0-9_-]{0,62})' })
   agent?: string;
 
   /** Started at or after this time (RFC 3339 date-time, or a date). */
