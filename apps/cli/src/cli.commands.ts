@@ -44,7 +44,7 @@ export const OPTIONS: Readonly<Record<OptionName, OptionSpec>> = {
   'deadline-ms': { value: 'MS', help: 'the time the workflow has, from 100 to CHORUS_MAX_DEADLINE_MS (default CHORUS_DEFAULT_DEADLINE_MS, 10000)' },
   tenant: { value: 'T', help: 'the tenant the workflow is in (default: default)' },
   session: { value: 'S', help: 'the session the query belongs to ([A-Za-z0-9_-]{1,64})' },
-  'idempotency-key': { value: 'K', help: 'the same key and query again name the same workflow and start nothing new (1 to 256 printable ASCII characters, no spaces)' },
+  'idempotency-key': { value: 'K', help: 'the same key and query again name the same workflow and start nothing new; once it has ended and left the ledger, the key is refused (exit 2) (1 to 256 printable ASCII characters, no spaces)' },
   status: { value: 'S', help: `only workflows in this status: ${WORKFLOW_STATUSES.join(', ')}` },
   agent: { value: 'A', help: 'only workflows this agent took part in' },
   since: { value: 'T', help: `only workflows started at T or later: ${TIME_FORMS}` },
@@ -101,9 +101,10 @@ const BENCH = { synopsis: 'bench [options]', summary: 'run the benchmark (as npm
 const WIDTH = 100;
 
 const EXIT_CODES = `Exit codes: 0 completed/ok; 1 workflow failed, timed out or cancelled, no such workflow,
-(cancel) already finished, or (retry) nothing to retry; 2 usage error, bad configuration or NATS
-credentials refused; 3 Chorus unreachable or its hub behind (it did not record the workflow or
-confirm its end in time).`;
+(cancel) already finished, or (retry) nothing to retry; 2 usage error, bad configuration, NATS
+credentials refused, or an idempotency key used for another query or whose workflow ended and left
+the ledger; 3 Chorus unreachable or its hub behind (it did not record the workflow or confirm its
+end in time).`;
 
 /** `[--tenant T]`, `[--wait]`, `[--profile NAME]...` */
 function optionSynopsis(name: OptionName): string {

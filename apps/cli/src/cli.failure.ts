@@ -13,14 +13,14 @@ export interface CliErrorBody {
     message: string;
     /** Every invalid option or field, by the flag that set it. */
     errors?: FieldError[];
-    /** The workflow's status, when it is why (nothing to cancel, nothing to retry). */
+    /** The workflow's status, when it is why (nothing to cancel, nothing to retry, a key's workflow that ended). */
     status?: WorkflowStatus;
   };
 }
 
 /**
  * The CLI's own error types. The others are the codes of the errors the libraries raise
- * (INVALID_ENVELOPE, IDEMPOTENCY_KEY_REUSED, BAD_REQUEST, NOT_RETRYABLE, NO_RESPONDERS, TIMEOUT,
+ * (INVALID_ENVELOPE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_EXPIRED, BAD_REQUEST, NOT_RETRYABLE, NO_RESPONDERS, TIMEOUT,
  * INVALID_CONFIG, NATS_UNREACHABLE), or the hub's (WORKFLOW_NOT_FOUND, as HTTP's 404 has it).
  */
 export const CliErrorTypes = Object.freeze({

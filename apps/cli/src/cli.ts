@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
-import { Bus, ChorusClient, isStreamMissing, readDeadLetters, type BusOptions, IdempotencyKeyReusedError, NatsUnreachableError, NoRespondersError, RemoteError, RequestTimeoutError, RetryRefusedError, type RetryStarted } from '@chorus/bus';
+import { Bus, ChorusClient, isStreamMissing, readDeadLetters, type BusOptions, IdempotencyKeyExpiredError, IdempotencyKeyReusedError, NatsUnreachableError, NoRespondersError, RemoteError, RequestTimeoutError, RetryRefusedError, type RetryStarted } from '@chorus/bus';
 import { busOptionsFor, parseChorusConfig, type ChorusConfig } from '@chorus/config';
 import { DEFAULT_TENANT, EnvelopeErrorCodes, InvalidEnvelopeError, isTerminalStatus, type WorkflowStatus, type WorkflowView } from '@chorus/envelope';
 import { createRootLogger } from '@chorus/observability';
@@ -110,6 +110,10 @@ function failureOf(e: unknown): Failure {
   if (e instanceof IdempotencyKeyReusedError) {
     // As HTTP's 422: the key, and what differs.
     return { exitCode: ExitCodes.Usage, error_type: e.code, message: e.message, errors: [{ field: '--idempotency-key', messages: [`used before for a request whose ${e.differing}`] }] };
+  }
+  if (e instanceof IdempotencyKeyExpiredError) {
+    // As HTTP's 409: the key's workflow ended and has left the ledger; a new key starts a new one.
+    return { exitCode: ExitCodes.Usage, error_type: e.code, message: e.message, status: e.status };
   }
   if (e instanceof RemoteError && e.code === EnvelopeErrorCodes.BadRequest) {
     // The hub refused what was asked (an invalid id, status, tenant or cursor).

@@ -8,7 +8,7 @@ import {
   type ValidationError,
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { EnvelopeTooLargeError, IdempotencyKeyReusedError, isTransient, NoRespondersError, NotRecordedYetError, RemoteError, RequestTimeoutError, StorageFullError } from '@chorus/bus';
+import { EnvelopeTooLargeError, IdempotencyKeyExpiredError, IdempotencyKeyReusedError, isTransient, NoRespondersError, NotRecordedYetError, RemoteError, RequestTimeoutError, StorageFullError } from '@chorus/bus';
 import { CORRELATION_ID_PATTERN, EnvelopeErrorCodes, TENANT_ID_PATTERN, boundFieldErrors, flattenValidationErrors, InvalidEnvelopeError, type FieldError, type WorkflowStatus, type WorkflowView } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
 
@@ -21,7 +21,7 @@ export interface HttpErrorBody {
   errors?: FieldError[];
 }
 
-/** A 409 of cancel or retry: the workflow's status, and why a retry was refused. */
+/** A 409 of cancel, retry or an expired Idempotency-Key: the workflow's status, and why it was refused. */
 export interface ConflictBody extends HttpErrorBody {
   status: WorkflowStatus;
   error_type?: string;
@@ -110,8 +110,10 @@ const HUB_BUSY = 'HUB_BUSY';
 
 /**
  * Maps errors to JSON: HTTP exceptions as they are, an invalid envelope as a 400 with its fields, a
- * request the hub refused as a 400 (or 404), the bus or the hub not answering as 503, anything else
- * as a logged 500. A response already under way (an event stream) is ended, not answered twice.
+ * request the hub refused as a 400 (or 404), an idempotency key used for another request as a 422
+ * or past its workflow's stay in the ledger as a 409, the bus or the hub not answering as 503,
+ * anything else as a logged 500. A response already under way (an event stream) is ended, not
+ * answered twice.
  */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
@@ -135,6 +137,10 @@ export class HttpErrorFilter implements ExceptionFilter {
     } else if (exception instanceof IdempotencyKeyReusedError) {
       // draft-ietf-httpapi-idempotency-key-header: a key reused with another request payload is a 422.
       body = errorBody(422, exception.message, [{ field: 'Idempotency-Key', messages: [`used before for a request whose ${exception.differing}`] }]);
+    } else if (exception instanceof IdempotencyKeyExpiredError) {
+      // The key is not another request's (422): it names a workflow that ended and cannot start again.
+      const conflict: ConflictBody = { ...errorBody(409, exception.message), status: exception.status, error_type: exception.code };
+      body = conflict;
     } else if (exception instanceof RemoteError && exception.code === HUB_BUSY) {
       res.setHeader('Retry-After', '1');
       body = errorBody(503, exception.message);

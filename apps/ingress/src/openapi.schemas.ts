@@ -48,12 +48,15 @@ export class ErrorBodySchema implements HttpErrorBody {
   errors?: FieldError[];
 }
 
-/** A 409 of cancel or retry: the error body, with the workflow's status and why. */
+/** A 409 of cancel, retry or an expired Idempotency-Key: the error body, with the workflow's status and why. */
 export class ConflictBodySchema extends ErrorBodySchema implements ConflictBody {
   @ApiProperty({ enum: WORKFLOW_STATUSES })
   status!: WorkflowStatus;
 
-  @ApiPropertyOptional({ enum: ['NOT_RETRYABLE', 'RETRY_IMPOSSIBLE'], description: 'Why a retry was refused' })
+  @ApiPropertyOptional({
+    enum: ['NOT_RETRYABLE', 'RETRY_IMPOSSIBLE', 'IDEMPOTENCY_KEY_EXPIRED'],
+    description: "Why a retry was refused, or IDEMPOTENCY_KEY_EXPIRED: the key's workflow ended and has left the ledger",
+  })
   error_type?: string;
 }
 

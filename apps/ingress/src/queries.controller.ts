@@ -8,7 +8,7 @@ import { errorBody, InvalidRequestException, repeatedParamErrors, type WaitTimed
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
 import { unknownQueryParams } from './query-params.guard';
 import { RequestValidationPipe } from './request-validation.pipe';
-import { AcceptedSchema, ErrorBodySchema, WaitTimedOutSchema, WorkflowViewSchema } from './openapi.schemas';
+import { AcceptedSchema, ConflictBodySchema, ErrorBodySchema, WaitTimedOutSchema, WorkflowViewSchema } from './openapi.schemas';
 import { ApiBodyErrors } from './openapi';
 import { SubmitQueryDto } from './submit-query.dto';
 import { Tenant, scopedTenant, type TenantScope } from './tenant.guard';
@@ -28,13 +28,19 @@ export class QueriesController {
    * Starts a workflow. 202 with its correlation id; with `?wait=true`, 200 with the finished
    * workflow (504 with its current state if it has not finished by its deadline). With an
    * `Idempotency-Key`, the same key returns the same workflow: 200, and nothing new starts; so does
-   * the same request of a session within its second under the session strategy.
+   * the same request of a session within its second under the session strategy. A key whose
+   * workflow ended and has left the ledger is a 409 (IDEMPOTENCY_KEY_EXPIRED), with or without
+   * `?wait`, and nothing is published.
    */
   @Post()
   @HttpCode(202)
   @ApiOperation({ summary: 'Start a workflow' })
   @ApiQuery({ name: 'wait', required: false, type: String, enum: ['true', '1', '', 'false', '0'], description: '`true`, `1` or a bare `?wait`: answer with the finished workflow; `false`, `0` or none: 202 at once; anything else is a 400' })
-  @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'The same key returns the same workflow (200)' })
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description: 'The same key returns the same workflow (200) while the ledger keeps it; once it has ended and left the ledger (CHORUS_HUB_RETENTION_MS), a 409 until the stream drops it',
+  })
   @ApiResponse({ status: 202, type: AcceptedSchema, description: '`{correlation_id, status_url}`' })
   @ApiResponse({
     status: 200,
@@ -44,6 +50,11 @@ export class QueriesController {
   @ApiResponse({ status: 401, type: ErrorBodySchema, description: 'Missing or unknown API key' })
   @ApiResponse({ status: 403, type: ErrorBodySchema, description: "The body names another tenant than the API key's" })
   @ApiBodyErrors()
+  @ApiResponse({
+    status: 409,
+    type: ConflictBodySchema,
+    description: "`error_type` IDEMPOTENCY_KEY_EXPIRED: the Idempotency-Key's workflow ended (`status`) and has left the ledger; nothing was started, a new key starts a new workflow",
+  })
   @ApiResponse({ status: 422, type: ErrorBodySchema, description: 'The Idempotency-Key named a workflow started with another request; `errors` says which fields differ' })
   @ApiResponse({ status: 503, type: ErrorBodySchema, description: 'NATS is not answering right now (Retry-After): try again' })
   @ApiResponse({ status: 504, type: WaitTimedOutSchema, description: 'With ?wait=true: not finished by its deadline, or its end not confirmed by the hub' })

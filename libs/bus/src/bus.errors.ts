@@ -1,4 +1,4 @@
-import { ChorusError, type FieldError } from '@chorus/envelope';
+import { ChorusError, type FieldError, type WorkflowStatus } from '@chorus/envelope';
 
 export const BusErrorCodes = Object.freeze({
   NoJetStream: 'NO_JETSTREAM',
@@ -16,6 +16,8 @@ export const BusErrorCodes = Object.freeze({
   StorageFull: 'STORAGE_FULL',
   /** An envelope larger than one NATS message (the server's max_payload). */
   EnvelopeTooLarge: 'ENVELOPE_TOO_LARGE',
+  /** An idempotency key whose workflow ended and has left the hub's ledger: it cannot start it again. */
+  IdempotencyKeyExpired: 'IDEMPOTENCY_KEY_EXPIRED',
 } as const);
 
 /**
@@ -119,6 +121,28 @@ export class IdempotencyKeyReusedError extends ChorusError {
   /** What differs, as a phrase: "query, top_k differ". */
   get differing(): string {
     return differ(this.fields);
+  }
+}
+
+/**
+ * An idempotency key whose workflow ended and has left the hub's ledger (finished workflows are kept
+ * CHORUS_HUB_RETENTION_MS) while the stream still holds its trail: publishing its query again would
+ * open a record for a workflow the agents know has ended, which would never run. Nothing is published;
+ * a new key starts a new workflow.
+ */
+export class IdempotencyKeyExpiredError extends ChorusError {
+  readonly code = BusErrorCodes.IdempotencyKeyExpired;
+  constructor(
+    readonly correlationId: string,
+    /** How it ended, as the hub announced it. */
+    readonly status: WorkflowStatus,
+    /** When the hub announced that end (the announcement's timestamp). */
+    readonly endedAt: string,
+  ) {
+    super(
+      `this idempotency key named workflow ${correlationId}, which ended (${status} at ${endedAt}) and has left the hub's ledger ` +
+        '(finished workflows are kept CHORUS_HUB_RETENTION_MS): the key cannot start it again, and nothing was started; use a new key to start a new workflow',
+    );
   }
 }
 

@@ -21,13 +21,13 @@ import {
   type WorkflowView,
 } from '@chorus/envelope';
 import type { Bus } from './nats.bus';
-import { BusErrorCodes, IdempotencyKeyReusedError, NotRecordedYetError, RemoteError } from './bus.errors';
+import { BusErrorCodes, IdempotencyKeyExpiredError, IdempotencyKeyReusedError, NotRecordedYetError, RemoteError } from './bus.errors';
 import { askUntil } from './ask-until';
 import { RETRY_DECISION_WAIT_MS, requestRetry, type RetryStarted, type RetryTarget } from './workflow.retry';
 import { isTransient } from './transient-error';
 import { setTimerAt } from './long-timer';
 import { readWorkflowHistory } from './workflow.history';
-import { confirmEnded, terminalStatusOf } from './workflow.watch';
+import { confirmEnded, readAnnouncedEnd, terminalStatusOf } from './workflow.watch';
 import { HUB_READ, requestReply } from './request-reply';
 
 /** How long the last read of a workflow whose end was not confirmed waits for the hub. */
@@ -118,8 +118,9 @@ export class ChorusClient {
 
   /**
    * With an idempotency key, a workflow the hub already knows is returned as it is (even after the
-   * stream's duplicate window); otherwise the query is published, and a re-publish inside the
-   * window is dropped by the stream. Either way, a key whose workflow was started with another
+   * stream's duplicate window); one that ended and has left the ledger is refused
+   * ({@link IdempotencyKeyExpiredError}); otherwise the query is published, and a re-publish inside
+   * the window is dropped by the stream. Either way, a key whose workflow was started with another
    * request is refused ({@link IdempotencyKeyReusedError}).
    */
   private async publishQuery(request: SubmitQuery, options: SubmitOptions, watch = false) {
@@ -132,10 +133,11 @@ export class ChorusClient {
     });
     const keyed = options.idempotencyKey !== undefined;
     if (keyed) {
-      const existing = await this.workflow(envelope.correlation_id, envelope.tenant_id);
+      let existing = await this.workflow(envelope.correlation_id, envelope.tenant_id);
       // Checked whether or not the hub still knows the workflow: it forgets workflows long before
       // the stream drops their envelopes.
       await this.checkSameQuery(envelope, request);
+      existing ??= await this.recordOfEnded(envelope);
       if (existing) {
         const submitted = { ...submittedAs(true), deadline: existing.deadline };
         options.onSubmitted?.(submitted);
@@ -162,6 +164,23 @@ export class ChorusClient {
       terminal?.cancel();
       throw e;
     }
+  }
+
+  /**
+   * For a keyed query the hub has no record of: null when the stream holds no end the hub announced
+   * for its workflow (a new key, or a workflow not recorded yet: its query is published, as before);
+   * the hub's view if it shows the workflow after all (it saves an end right after announcing it);
+   * otherwise the workflow ended and has left the ledger, and IdempotencyKeyExpiredError. Published
+   * again, its query would open a record of a workflow every agent knows has ended, which would never
+   * run. A stream that cannot be read is treated as holding no end, as {@link checkSameQuery} does.
+   */
+  private async recordOfEnded(envelope: Envelope<'query'>): Promise<WorkflowView | null> {
+    const { correlation_id: id, tenant_id: tenant } = envelope;
+    const end = await readAnnouncedEnd(this.bus, tenant, id).catch(() => null);
+    if (!end) return null;
+    const recorded = await askUntil(Date.now() + ANNOUNCED_END_WAIT_MS, () => this.workflow(id, tenant));
+    if (recorded) return recorded;
+    throw new IdempotencyKeyExpiredError(id, end.status, end.at);
   }
 
   /**
@@ -256,9 +275,7 @@ export class ChorusClient {
     // of its id waited for it, and answered "not recorded yet" for as long as it stayed in the stream.
     if (!parseEnvelope(query.data, { subject: query.subject }).ok) return null;
     const tenant = parseWorkflowSubject(query.subject)?.tenantId;
-    const status = tenant ? await this.bus.jsm.streams.getMessage(stream, { last_by_subj: workflowSubject(tenant, 'status_update', correlationId) }) : null;
-    const announced = status ? parseEnvelope(status.data, { subject: status.subject }) : null;
-    const ended = announced?.ok === true && terminalStatusOf(announced.value) !== null;
+    const ended = tenant ? (await readAnnouncedEnd(this.bus, tenant, correlationId)) !== null : false;
     const recorded = await askUntil(Date.now() + (ended ? ANNOUNCED_END_WAIT_MS : (options.waitMs ?? RECORD_WAIT_MS)), () => this.workflow(correlationId, tenantId));
     if (recorded || ended) return recorded;
     throw new NotRecordedYetError(correlationId);

@@ -1,4 +1,4 @@
-export { BusErrorCodes, EnvelopeTooLargeError, IdempotencyKeyReusedError, NatsUnreachableError, NoJetStreamError, NoRespondersError, NotRecordedYetError, RemoteError, RequestTimeoutError, RetryRefusedError, StorageFullError } from './bus.errors';
+export { BusErrorCodes, EnvelopeTooLargeError, IdempotencyKeyExpiredError, IdempotencyKeyReusedError, NatsUnreachableError, NoJetStreamError, NoRespondersError, NotRecordedYetError, RemoteError, RequestTimeoutError, RetryRefusedError, StorageFullError } from './bus.errors';
 export { defaultBusOptions, defaultConsumerOptions, type BusOptions, type ConsumerOptions } from './bus.options';
 export { ChorusClient, type ChorusClientOptions, type SubmitOptions, type SubmitQuery, type Submitted } from './chorus.client';
 export {

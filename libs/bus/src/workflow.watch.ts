@@ -3,6 +3,7 @@ import {
   isTerminalStatus,
   parseEnvelope,
   workflowFilter,
+  workflowSubject,
   type Envelope,
   type StatusUpdatePayload,
   type WorkflowStatus,
@@ -152,6 +153,18 @@ export function terminalStatusOf(envelope: Envelope): WorkflowStatus | null {
   if (envelope.message_type !== 'status_update' || envelope.agent !== 'hub') return null;
   const status = (envelope.payload as StatusUpdatePayload).workflow_status;
   return isTerminalStatus(status) ? status : null;
+}
+
+/**
+ * The end the hub announced for a workflow, as the stream holds it: the last `status_update` on its
+ * subject when that is the hub's and terminal (with the announcement's timestamp), else null. One
+ * read of the stream's message-get API; it outlives the ledger's record of the workflow.
+ */
+export async function readAnnouncedEnd(bus: Bus, tenantId: string, correlationId: string): Promise<{ status: WorkflowStatus; at: string } | null> {
+  const last = await bus.jsm.streams.getMessage(bus.options.workflowStream, { last_by_subj: workflowSubject(tenantId, 'status_update', correlationId) });
+  const announced = last ? parseEnvelope(last.data, { subject: last.subject }) : null;
+  const status = announced?.ok ? terminalStatusOf(announced.value) : null;
+  return announced?.ok && status ? { status, at: announced.value.timestamp } : null;
 }
 
 /**
