@@ -7,26 +7,32 @@ export interface SseEvent {
   data: any;
 }
 
-/** Reads a whole SSE response (until the server ends it, or `timeoutMs`); `onEvent` sees each event as it arrives. */
+/**
+ * Reads a whole SSE response (until the server ends it, or `timeoutMs`); `onEvent` sees each event as
+ * it arrives; `text` is the body as sent, comments included.
+ */
 export async function readSse(
   url: string,
   headers: Record<string, string> = {},
   timeoutMs = 15_000,
   onEvent?: (event: SseEvent) => void,
-): Promise<{ status: number; events: SseEvent[]; contentType: string | null }> {
+): Promise<{ status: number; events: SseEvent[]; contentType: string | null; text: string }> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   const res = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: controller.signal });
   const events: SseEvent[] = [];
   if (res.status !== 200 || !res.body) {
     clearTimeout(timer);
-    return { status: res.status, events, contentType: res.headers.get('content-type') };
+    return { status: res.status, events, contentType: res.headers.get('content-type'), text: '' };
   }
   const decoder = new TextDecoder();
   let buffer = '';
+  let text = '';
   try {
     for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      buffer += decoder.decode(chunk, { stream: true });
+      const decoded = decoder.decode(chunk, { stream: true });
+      text += decoded;
+      buffer += decoded;
       let end: number;
       while ((end = buffer.indexOf('\n\n')) >= 0) {
         const block = buffer.slice(0, end);
@@ -44,5 +50,5 @@ export async function readSse(
   } finally {
     clearTimeout(timer);
   }
-  return { status: res.status, events, contentType: res.headers.get('content-type') };
+  return { status: res.status, events, contentType: res.headers.get('content-type'), text };
 }

@@ -9,6 +9,7 @@ import { checkIds, errorBody } from './http.errors';
 import { ApiCommonResponses, ApiTenantResponses } from './openapi';
 import { QueryParams } from './query-params.guard';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
+import { endsWithRequest, SSE_SHUTDOWN_COMMENT } from './http.shutdown';
 import { Tenant, lookupTenant, scopedTenant, type TenantScope } from './tenant.guard';
 
 const HEARTBEAT_MS = 15_000;
@@ -83,8 +84,8 @@ export class EventsController {
     res.locals.correlation_id = id;
     // Listened for from the start: a client that leaves while the workflow is looked up would
     // otherwise keep a watch (its subscription and timers) until the workflow's end or deadline.
-    const aborted = new AbortController();
-    req.on('close', () => aborted.abort());
+    // The ingress shutting down ends the stream too (http.shutdown.ts).
+    const stop = endsWithRequest(req, this.options.closing);
     const view = await this.client.workflow(id, lookupTenant(scope, requested));
     let tenant = view?.tenant_id ?? lookupTenant(scope, requested);
     const since = new Date((view ? Date.parse(view.started_at) : Date.now() - this.options.maxDeadlineMs) - 60_000);
@@ -110,7 +111,7 @@ export class EventsController {
     let resumeAfter =
       lastEventId && (await readWorkflowHistory(this.bus, id, { tenantId: watched, since })).some((e) => (e.envelope as { message_id?: unknown } | null)?.message_id === lastEventId) ? lastEventId : undefined;
 
-    if (aborted.signal.aborted) return;
+    if (stop.aborted && !this.options.closing.aborted) return;
     res.status(200);
     res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
     res.setHeader('Cache-Control', 'no-cache, no-transform');
@@ -129,17 +130,22 @@ export class EventsController {
       // Not recorded yet (just accepted): pending, as the hub will record it.
       let sent: string | undefined;
       if (!ended) send('status', { correlation_id: id, workflow_status: (sent = status) });
-      for await (const event of watchWorkflow(this.bus, watched, id, { since, signal: aborted.signal, giveUpAfterDeadlineMs: this.options.watchGraceMs, deadline: view?.deadline })) {
+      let over = false;
+      for await (const event of watchWorkflow(this.bus, watched, id, { since, signal: stop, giveUpAfterDeadlineMs: this.options.watchGraceMs, deadline: view?.deadline })) {
         if (event.kind === 'terminal') {
           // The watch ends on the ledger's view of the finished workflow, not on an announcement.
           send('terminal', event.view, `terminal-${id}`);
+          over = true;
           break;
         }
         if (event.kind === 'unconfirmed') {
           // An EventSource reconnects when the stream ends: not at once (it would replay every step).
           send('unconfirmed', { correlation_id: id, deadline: event.deadline, reason: event.reason, status_url: `/v1/workflows/${id}` }, undefined, UNCONFIRMED_RETRY_MS);
+          over = true;
           break;
         }
+        // Shutting down: the steps already stored (a watch replays them whatever its signal) are not sent from here.
+        if (stop.aborted) break;
         const e = event.envelope;
         // Running once an agent has done work for it, as the hub counts it (a cancel or a retry command is no work).
         const starts = status === 'pending' && e.agent !== 'hub' && AGENT_WORK.has(e.message_type);
@@ -156,6 +162,7 @@ export class EventsController {
         send('step', toStepEvent(e), e.message_id);
         if (starts) send('status', { correlation_id: id, workflow_status: (sent = status) });
       }
+      if (!over && this.options.closing.aborted) res.write(SSE_SHUTDOWN_COMMENT);
     } finally {
       clearInterval(heartbeat);
       res.end();

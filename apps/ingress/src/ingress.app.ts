@@ -12,6 +12,7 @@ import { mountA2A } from './a2a/a2a.mount';
 import { dashboardDir, mountDashboard } from './dashboard.static';
 import { ApiKeys } from './tenant.guard';
 import { HttpErrorFilter } from './http.errors';
+import { closeHttpServer, refuseWhileClosing } from './http.shutdown';
 import { IngressModule } from './ingress.module';
 import { methodNotAllowed, routeMethods } from './method-not-allowed';
 import { mountOpenApi } from './openapi';
@@ -35,8 +36,10 @@ export async function startIngress(bus: Bus, config: ChorusConfig, parentLog: Lo
     requestTimeoutMs: config.bus.requestTimeoutMs,
     terminalGraceMs: config.workflow.terminalGraceMs,
   });
+  // Aborted when the ingress starts closing: long-lived responses end on it (http.shutdown.ts).
+  const closing = new AbortController();
   const app = await NestFactory.create<NestExpressApplication>(
-    IngressModule.register(bus, client, { maxDeadlineMs: config.workflow.maxDeadlineMs, watchGraceMs: config.workflow.watchGraceMs, apiKeys: config.http.apiKeys, profiles: config.profiles }),
+    IngressModule.register(bus, client, { maxDeadlineMs: config.workflow.maxDeadlineMs, watchGraceMs: config.workflow.watchGraceMs, apiKeys: config.http.apiKeys, profiles: config.profiles, closing: closing.signal }),
     { bodyParser: false, logger: new PinoNestLogger(log) },
   );
   app.use(countResponses(bus.metrics.registry));
@@ -53,7 +56,8 @@ export async function startIngress(bus: Bus, config: ChorusConfig, parentLog: Lo
     }),
   );
   let url = config.publicUrl ?? '';
-  mountA2A(app, { bus, client, keys: new ApiKeys(config.http.apiKeys), log, publicUrl: () => url, watchGraceMs: config.workflow.watchGraceMs, maxDeadlineMs: config.workflow.maxDeadlineMs, bodyLimitBytes: config.http.bodyLimitBytes });
+  mountA2A(app, { bus, client, keys: new ApiKeys(config.http.apiKeys), log, closing: closing.signal, publicUrl: () => url, watchGraceMs: config.workflow.watchGraceMs, maxDeadlineMs: config.workflow.maxDeadlineMs, bodyLimitBytes: config.http.bodyLimitBytes });
+  app.use(refuseWhileClosing(closing.signal));
   if (!mountDashboard(app, config.root)) log.warn({ dir: dashboardDir(config.root) }, 'dashboard files not found; GET / will be 404');
   // Before the body is read: a wrong method is a 405 whatever its body.
   app.use(methodNotAllowed(routeMethods(app)));
@@ -83,6 +87,8 @@ export async function startIngress(bus: Bus, config: ChorusConfig, parentLog: Lo
     url: listening,
     close: async () => {
       await clientProxy.stop();
+      // Nest's app.close() alone waits for every open connection, event streams and waits included.
+      await closeHttpServer(app.getHttpServer(), closing);
       await app.close();
     },
   };

@@ -7,6 +7,8 @@ export interface IngressOptions {
   apiKeys: Readonly<Record<string, string>>;
   /** The profiles this deployment is configured with (CHORUS_PROFILES): listed by `GET /v1/agents` even with no instance. */
   profiles: readonly string[];
+  /** Aborted when the ingress shuts down: event streams end and `?wait=true` answers at once. */
+  closing: AbortSignal;
 }
 
 export const INGRESS_OPTIONS = Symbol('INGRESS_OPTIONS');

@@ -26,7 +26,8 @@ export class QueriesController {
 
   /**
    * Starts a workflow. 202 with its correlation id; with `?wait=true`, 200 with the finished
-   * workflow (504 with its current state if it has not finished by its deadline). With an
+   * workflow (504 with its current state if it has not finished by its deadline, or at once when
+   * the ingress shuts down meanwhile: the workflow goes on). With an
    * `Idempotency-Key`, the same key returns the same workflow: 200, and nothing new starts; so does
    * the same request of a session within its second under the session strategy. A key whose
    * workflow ended and has left the ledger is a 409 (IDEMPOTENCY_KEY_EXPIRED), with or without
@@ -57,7 +58,7 @@ export class QueriesController {
   })
   @ApiResponse({ status: 422, type: ErrorBodySchema, description: 'The Idempotency-Key named a workflow started with another request; `errors` says which fields differ' })
   @ApiResponse({ status: 503, type: ErrorBodySchema, description: 'NATS is not answering right now (Retry-After): try again' })
-  @ApiResponse({ status: 504, type: WaitTimedOutSchema, description: 'With ?wait=true: not finished by its deadline, or its end not confirmed by the hub' })
+  @ApiResponse({ status: 504, type: WaitTimedOutSchema, description: 'With ?wait=true: not finished by its deadline, its end not confirmed by the hub, or the ingress shutting down meanwhile' })
   @ApiBody({ type: SubmitQueryDto })
   async submit(
     @Query('wait') wait: string | string[] | undefined,
@@ -81,14 +82,17 @@ export class QueriesController {
       if (s.duplicate) res.status(200);
       return { correlation_id: s.correlation_id, status_url: statusUrl(s.correlation_id) };
     }
-    const { submitted, workflow } = await this.client.submitAndWait(request, { traceparent, onSubmitted, idempotencyKey });
+    // The ingress shutting down ends the wait at once, answered as a wait that ended without an end.
+    const { submitted, workflow } = await this.client.submitAndWait(request, { traceparent, onSubmitted, idempotencyKey, signal: this.options.closing });
     res.setHeader('Location', statusUrl(submitted.correlation_id));
     if (workflow && isTerminalStatus(workflow.status)) {
       res.status(200);
       return workflow;
     }
     res.status(504);
-    const why = workflow
+    const why = this.options.closing.aborted
+      ? `this ingress is shutting down: workflow ${submitted.correlation_id} goes on; follow it at its status_url`
+      : workflow
       ? `workflow ${submitted.correlation_id} did not finish by its deadline`
       : `workflow ${submitted.correlation_id} was accepted, but the hub has not confirmed how it ended (it is not answering); follow it at its status_url`;
     const timedOut: WaitTimedOutBody = {

@@ -82,6 +82,11 @@ export interface SubmitOptions {
   traceparent?: string | null;
   /** Called once the query is stored in the stream. */
   onSubmitted?: (submitted: Submitted) => void;
+  /**
+   * `submitAndWait` only: stops the wait (the process shuts down, say), which then resolves at
+   * once with the workflow's current view, as when the hub reports no end by the deadline plus grace.
+   */
+  signal?: AbortSignal;
 }
 
 /** Submits queries and reads workflows over the bus; the ingress and the CLI are built on it. */
@@ -98,8 +103,8 @@ export class ChorusClient {
 
   /**
    * Submits and waits for the workflow's terminal status, then returns the hub's view of it. Resolves
-   * with the current (non-terminal) view if the hub reports nothing by the deadline plus grace, or
-   * with no view (null) if the hub does not answer then either.
+   * with the current (non-terminal) view if the hub reports nothing by the deadline plus grace (or
+   * when `signal` aborts), or with no view (null) if the hub does not answer then either.
    */
   async submitAndWait(request: SubmitQuery, options: SubmitOptions = {}): Promise<{ submitted: Submitted; workflow: WorkflowView | null }> {
     const { submitted, terminal } = await this.publishQuery(request, options, true);
@@ -144,11 +149,11 @@ export class ChorusClient {
         // A caller who waits for it waits for its end, as the first submission's caller does; the
         // subscription is made before submitAndWait reads the workflow again, so no end is missed.
         const running = watch && !isTerminalStatus(existing.status);
-        const terminal = running ? this.waitForTerminal(envelope.tenant_id, envelope.correlation_id, new Date(existing.deadline)) : undefined;
+        const terminal = running ? this.waitForTerminal(envelope.tenant_id, envelope.correlation_id, new Date(existing.deadline), options.signal) : undefined;
         return { submitted, terminal };
       }
     }
-    const terminal = watch ? this.waitForTerminal(envelope.tenant_id, envelope.correlation_id, new Date(envelope.deadline)) : undefined;
+    const terminal = watch ? this.waitForTerminal(envelope.tenant_id, envelope.correlation_id, new Date(envelope.deadline), options.signal) : undefined;
     try {
       // A keyed query the stream drops is checked (another submission with the key may have been
       // stored since the check above) before the hub is told of a duplicate: a refused one is none.
@@ -204,13 +209,21 @@ export class ChorusClient {
   /**
    * Resolves with the hub's view of the finished workflow when the hub announces a terminal status
    * for it and its ledger confirms it (anyone may publish a status update as `hub`), or with null
-   * when the deadline plus grace passes. Subscribe before the workflow can finish (before submitting it).
+   * when the deadline plus grace passes or `signal` aborts. Subscribe before the workflow can finish
+   * (before submitting it).
    */
-  waitForTerminal(tenantId: string, correlationId: string, deadline: Date): { done: Promise<WorkflowView | null>; cancel: () => void } {
+  waitForTerminal(tenantId: string, correlationId: string, deadline: Date, signal?: AbortSignal): { done: Promise<WorkflowView | null>; cancel: () => void } {
     const sub = this.bus.nc.subscribe(workflowSubject(tenantId, 'status_update', correlationId));
-    let cancelTimer: () => void = () => undefined;
+    let stopWaiting: () => void = () => undefined;
     const done = new Promise<WorkflowView | null>((resolve) => {
-      cancelTimer = setTimerAt(deadline.getTime() + this.options.terminalGraceMs, () => resolve(null));
+      const giveUp = () => resolve(null);
+      const cancelDeadline = setTimerAt(deadline.getTime() + this.options.terminalGraceMs, giveUp);
+      signal?.addEventListener('abort', giveUp, { once: true });
+      if (signal?.aborted) giveUp();
+      stopWaiting = () => {
+        cancelDeadline();
+        signal?.removeEventListener('abort', giveUp);
+      };
       void (async () => {
         for await (const m of sub) {
           const parsed = parseEnvelope(m.data);
@@ -222,9 +235,9 @@ export class ChorusClient {
       })().catch(() => resolve(null));
     });
     return {
-      done: done.finally(() => cancelTimer()),
+      done: done.finally(() => stopWaiting()),
       cancel: () => {
-        cancelTimer();
+        stopWaiting();
         sub.unsubscribe();
       },
     };

@@ -11,6 +11,7 @@ import type { Logger } from '@chorus/observability';
 import { NOT_UTF8, verifyUtf8 } from '../body.middleware';
 import { BUS_UNAVAILABLE, busUnavailable } from '../bus-available.guard';
 import { errorBody } from '../http.errors';
+import { endsWithRequest, refuseWhileClosing, SHUTTING_DOWN } from '../http.shutdown';
 import { ApiKeys, resolveTenant } from '../tenant.guard';
 import { A2AUser } from './a2a.user';
 import { ChorusExecutor } from './chorus.executor';
@@ -30,12 +31,12 @@ const CARD_TTL_MS = 5_000;
  */
 export function mountA2A(
   app: NestExpressApplication,
-  deps: { bus: Bus; client: ChorusClient; keys: ApiKeys; log: Logger; publicUrl: () => string; watchGraceMs: number; maxDeadlineMs: number; bodyLimitBytes: number },
+  deps: { bus: Bus; client: ChorusClient; keys: ApiKeys; log: Logger; closing: AbortSignal; publicUrl: () => string; watchGraceMs: number; maxDeadlineMs: number; bodyLimitBytes: number },
 ): void {
   routeSdkConsoleToLog(deps.log);
   const cards = new LiveAgentCard(deps.bus, deps.publicUrl, deps.keys.enabled);
   const store = new ChorusTaskStore(deps.client, deps.log);
-  const executor = new ChorusExecutor(deps.bus, deps.client, deps.log, deps.watchGraceMs, deps.maxDeadlineMs, store);
+  const executor = new ChorusExecutor(deps.bus, deps.client, deps.log, deps.watchGraceMs, deps.maxDeadlineMs, deps.closing, store);
   const handler = new ChorusRequestHandler(cards.base(), store, executor, deps.client);
   app.use(
     AGENT_CARD_PATH,
@@ -47,9 +48,7 @@ export function mountA2A(
     (req: Request & { chorusUser?: A2AUser }, res: Response, next: NextFunction) => {
       try {
         const scope = resolveTenant(deps.keys, req);
-        const gone = new AbortController();
-        res.on('close', () => gone.abort());
-        req.chorusUser = new A2AUser(scope.tenant, scope.authenticated, gone.signal);
+        req.chorusUser = new A2AUser(scope.tenant, scope.authenticated, endsWithRequest(res, deps.closing));
         next();
       } catch (e) {
         const status = (e as HttpException).getStatus?.() ?? 401;
@@ -61,6 +60,7 @@ export function mountA2A(
     // express's 100 KiB): the SDK reads the body inside its router, where nothing of ours runs
     // before its handler, so it is read here first (the SDK's then finds it read).
     express.json({ limit: deps.bodyLimitBytes, verify: verifyUtf8 }),
+    refuseWhileClosing(deps.closing, (req) => rpcRefusal(req, `Internal error: ${SHUTTING_DOWN}`)),
     refuseWhileBusAway(deps.bus),
     refuseMistypedParams,
     refuseEndedSubscriptions(handler, deps.log),
@@ -101,9 +101,8 @@ function refuseWhileBusAway(bus: Bus) {
     if (!bus.reconnecting) return next();
     void busUnavailable(bus).then((away) => {
       if (!away) return next();
-      const id = (req.body as { id?: unknown } | undefined)?.id;
       res.setHeader('Retry-After', '1');
-      res.status(503).json({ jsonrpc: '2.0', id: isRpcId(id) ? (id ?? null) : null, error: { code: RpcErrorCodes.InternalError, message: `Internal error: ${BUS_UNAVAILABLE}` } });
+      res.status(503).json(rpcRefusal(req, `Internal error: ${BUS_UNAVAILABLE}`));
     }, next);
   };
 }
@@ -233,6 +232,12 @@ function methodNotAllowed(allowed: readonly string[], body: unknown) {
     res.setHeader('Allow', allowed.join(', '));
     res.status(405).json(body);
   };
+}
+
+/** A JSON-RPC internal error answering a request refused before the SDK saw it (Chorus or NATS not able to serve it now). */
+function rpcRefusal(req: Request, message: string) {
+  const id = (req.body as { id?: unknown } | undefined)?.id;
+  return { jsonrpc: '2.0' as const, id: isRpcId(id) ? (id ?? null) : null, error: { code: RpcErrorCodes.InternalError, message } };
 }
 
 /** A JSON-RPC error answer to a request whose id is unknown here (refused before it was read). */

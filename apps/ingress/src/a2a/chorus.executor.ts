@@ -32,6 +32,8 @@ export class ChorusExecutor implements AgentExecutor {
     private readonly watchGraceMs: number,
     /** The longest deadline a message may ask for (CHORUS_MAX_DEADLINE_MS). */
     private readonly maxDeadlineMs: number,
+    /** Aborted when the ingress shuts down: the tasks followed here are no longer followed (their workflows go on). */
+    private readonly closing: AbortSignal,
     /** Told about a task left unconfirmed, so that `tasks/get` asks the ledger again. */
     private readonly store?: ChorusTaskStore,
   ) {}
@@ -88,7 +90,9 @@ export class ChorusExecutor implements AgentExecutor {
         }
         throw e;
       }
-      for await (const event of this.follow(taskId, contextId, tenant, deadline)) events.publish(event);
+      // Until the ingress shuts down: the SDK then ends the task's streams, as it ends them for a
+      // task its executor leaves unfinished, and their clients resubscribe elsewhere.
+      for await (const event of this.follow(taskId, contextId, tenant, deadline, this.closing)) events.publish(event);
     } finally {
       this.running.delete(taskId);
     }
@@ -100,12 +104,12 @@ export class ChorusExecutor implements AgentExecutor {
    * or, if the hub has not confirmed an end `watchGraceMs` after the deadline, one `working` update
    * saying so. `execute` publishes them for the task it starts; ChorusRequestHandler streams them to
    * a resubscriber of a task started elsewhere (over REST, by another replica), until `signal`
-   * aborts (its client left).
+   * aborts (its client left, or the ingress shuts down: then one last `working` update says so).
    */
   async *follow(taskId: string, contextId: string, tenant: string, deadline?: string, signal?: AbortSignal): AsyncGenerator<AgentExecutionEvent> {
     const watching = watchWorkflow(this.bus, tenant, taskId, { since: new Date(Date.now() - 60_000), giveUpAfterDeadlineMs: this.watchGraceMs, deadline, signal });
     for await (const event of watching) {
-      if (signal?.aborted) return;
+      if (signal?.aborted) break;
       if (event.kind === 'terminal') {
         // The watch ends on the hub ledger's view of the finished workflow (never on an announcement alone).
         yield* this.finish(event.view, taskId, contextId);
@@ -122,6 +126,7 @@ export class ChorusExecutor implements AgentExecutor {
       if (e.message_type === 'query' || e.message_type === 'status_update') continue;
       yield statusUpdate(taskId, contextId, TaskState.TASK_STATE_WORKING, `${e.agent}: ${e.message_type.replace('_', ' ')}`);
     }
+    if (signal?.aborted && this.closing.aborted) yield statusUpdate(taskId, contextId, TaskState.TASK_STATE_WORKING, SHUTTING_DOWN);
   }
 
   /** The artifacts of a completed workflow, then its one terminal status. */
@@ -148,6 +153,9 @@ export class ChorusExecutor implements AgentExecutor {
     }
   }
 }
+
+/** The last word of a task's stream when its ingress shuts down. */
+const SHUTTING_DOWN = 'this ingress is shutting down: the task goes on; resubscribe to it (SubscribeToTask, tasks/resubscribe) or get it (GetTask, tasks/get) to follow it';
 
 /** The query options a message may carry in its metadata, named as in the REST API's body. */
 const QUERY_OPTIONS = ['deadline_ms', 'top_k', 'profiles', 'require_all'] as const;

@@ -17,9 +17,9 @@ import type { ChorusTaskStore } from './chorus.task-store';
  * unknown or already finished task (as A2A 1.0 has it), and the events a task running here
  * streams (read here from the task's event bus, as the SDK reads them, to stop when the client leaves).
  *
- * It ends with the workflow, when its client goes away (the SDK does not say so; the caller's
- * `A2AUser.gone` does), or CHORUS_WATCH_GRACE_MS after its deadline if the hub never confirms an end
- * (a task whose deadline the ledger cannot give is not followed).
+ * It ends with the workflow, when its client goes away or the ingress shuts down (the SDK does not
+ * say so; the caller's `A2AUser.gone` does), or CHORUS_WATCH_GRACE_MS after its deadline if the hub
+ * never confirms an end (a task whose deadline the ledger cannot give is not followed).
  */
 export class ChorusRequestHandler extends DefaultRequestHandler {
   constructor(
