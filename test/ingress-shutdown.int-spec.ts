@@ -30,11 +30,31 @@ describe('ingress shutdown', () => {
   beforeAll(async () => {
     // The hub and a second ingress (another replica) in this process; no agents: a query stays
     // pending until its deadline, two minutes away.
-    f = await startChorusFixture({}, {}, ['hub', 'ingress']);
+    f = await startChorusFixture({}, { monitoring: true }, ['hub', 'ingress']);
   });
   afterAll(async () => {
     await ingress?.stop('SIGKILL');
     await f?.stop();
+  });
+
+  it('?wait=true whose client leaves - its wait ends, and the subscription it held goes with it, not at the deadline', async () => {
+    // The subscriptions of one workflow's waiters, on the server (status_update.<id>, no wildcard).
+    const waiters = async (): Promise<string[]> => {
+      const connz = (await (await fetch(`${f.nats.monitorUrl}/connz?subs=1`)).json()) as { connections: Array<{ subscriptions_list?: string[] }> };
+      return connz.connections.flatMap((c) => c.subscriptions_list ?? []).filter((s) => /\.status_update\.[A-Za-z0-9_-]+$/.test(s));
+    };
+    expect(await waiters()).toEqual([]);
+    const left = new AbortController();
+    const waiting = fetch(`${f.url}/v1/queries?wait=true`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'who leaves before the answer', deadline_ms: 120_000 }),
+      signal: left.signal,
+    }).catch((e: Error) => e.name);
+    await waitFor(async () => ((await waiters()).length === 1 ? true : undefined), { what: "the wait's subscription" });
+    left.abort();
+    expect(await waiting).toBe('AbortError');
+    await waitFor(async () => ((await waiters()).length === 0 ? true : undefined), { timeoutMs: 3000, what: 'the subscription gone' });
   });
 
   it('ingress process on SIGTERM - ends event streams, A2A streams and waits at once (the workflows go on) and exits within seconds', async () => {

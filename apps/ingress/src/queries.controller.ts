@@ -5,6 +5,7 @@ import { ChorusClient } from '@chorus/bus';
 import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE, isTerminalStatus, type FieldError, type WorkflowView } from '@chorus/envelope';
 import type { Accepted } from './http.bodies';
 import { errorBody, InvalidRequestException, repeatedParamErrors, type WaitTimedOutBody } from './http.errors';
+import { endsWithRequest } from './http.shutdown';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
 import { unknownQueryParams } from './query-params.guard';
 import { RequestValidationPipe } from './request-validation.pipe';
@@ -82,8 +83,11 @@ export class QueriesController {
       if (s.duplicate) res.status(200);
       return { correlation_id: s.correlation_id, status_url: statusUrl(s.correlation_id) };
     }
-    // The ingress shutting down ends the wait at once, answered as a wait that ended without an end.
-    const { submitted, workflow } = await this.client.submitAndWait(request, { traceparent, onSubmitted, idempotencyKey, signal: this.options.closing });
+    // The ingress shutting down ends the wait at once, answered as a wait that ended without an end;
+    // so does the client leaving (the response closed before it is sent), which frees its
+    // subscription now rather than at the workflow's deadline.
+    const signal = endsWithRequest(res, this.options.closing);
+    const { submitted, workflow } = await this.client.submitAndWait(request, { traceparent, onSubmitted, idempotencyKey, signal });
     res.setHeader('Location', statusUrl(submitted.correlation_id));
     if (workflow && isTerminalStatus(workflow.status)) {
       res.status(200);
