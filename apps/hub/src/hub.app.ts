@@ -51,7 +51,7 @@ export async function startHub(bus: Bus, config: ChorusConfig, parentLog: Logger
   const log = parentLog.child({ agent: HUB_AGENT });
   // Opening creates the bucket and streams when missing: on a cluster still electing its leaders
   // (or busy), those calls can time out, and the hub waits for NATS rather than exiting.
-  const ledger = await retryTransient(() => LedgerStore.open(bus, config.hub.bucket, config.hub.retentionMs, config.hub.cacheSize), log, 'opening the ledger');
+  const ledger = await retryTransient(() => LedgerStore.open(bus, config.hub.bucket, config.hub.retentionMs, config.hub.cacheSize, log), log, 'opening the ledger');
   const events = await retryTransient(
     () => CountedEvents.open(bus, { stream: LEDGER_EVENTS_STREAM, prefix: LEDGER_EVENTS_PREFIX, maxAgeMs: config.hub.totalsRetentionMs }),
     log,
@@ -71,7 +71,7 @@ export async function startHub(bus: Bus, config: ChorusConfig, parentLog: Logger
   const queries = new HubQueries(bus, hub, ledger, events, log, config.hub.retentionMs);
   const reads = queries.serveReads();
   registerHubMetrics(bus, queries, hub);
-  lease = await retryTransient(() => LeaderLease.open(bus, { bucket: 'chorus_leases', name: HUB_AGENT, ttlMs: config.hub.leaseMs }, log), log, 'opening the lease');
+  lease = await retryTransient(() => LeaderLease.open(bus, { bucket: 'chorus_leases', name: HUB_AGENT, ttlMs: config.hub.leaseMs, ttlSetting: 'CHORUS_HUB_LEASE_MS' }, log), log, 'opening the lease');
 
   let active: { components: Component[]; responders: Responder[] } | undefined;
   // Stops everything active, even when something fails to stop (it is logged): a hub left half active without its lease would go on consuming.

@@ -26,8 +26,8 @@ export class LedgerStore {
     private readonly maxPayload: () => number | undefined,
   ) {}
 
-  static async open(bus: Bus, bucket: string, retentionMs: number, cacheSize: number): Promise<LedgerStore> {
-    const kv = await KeyValueStore.open<WorkflowRecord>(bus, bucket, { history: 1, ttlMs: retentionMs });
+  static async open(bus: Bus, bucket: string, retentionMs: number, cacheSize: number, log?: Logger): Promise<LedgerStore> {
+    const kv = await KeyValueStore.open<WorkflowRecord>(bus, bucket, { history: 1, ttlMs: retentionMs, ttlSetting: 'CHORUS_HUB_RETENTION_MS' }, log);
     return new LedgerStore(kv, cacheSize, retentionMs, () => bus.nc.info?.max_payload);
   }
 

@@ -1,6 +1,7 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { nanos } from '@nats-io/transport-node';
+import type { Logger } from '@chorus/observability';
 import type { Bus } from './nats.bus';
 import { readOrdered } from './ordered-read';
 import { isRevisionConflict } from './transient-error';
@@ -17,6 +18,8 @@ export interface KeyValueStoreOptions {
   history: number;
   /** Bucket-wide age limit in ms; 0 keeps values until deleted. */
   ttlMs: number;
+  /** The setting `ttlMs` comes from, named when the bucket had another (CHORUS_HUB_LEASE_MS). */
+  ttlSetting?: string;
 }
 
 const encoder = new TextEncoder();
@@ -31,13 +34,21 @@ export class KeyValueStore<T> {
     readonly bucket: string,
   ) {}
 
-  static async open<T>(bus: Bus, bucket: string, options: KeyValueStoreOptions): Promise<KeyValueStore<T>> {
+  static async open<T>(bus: Bus, bucket: string, options: KeyValueStoreOptions, log?: Logger): Promise<KeyValueStore<T>> {
     const kv = await new Kvm(bus.js).create(bucket, {
       history: options.history,
       ttl: options.ttlMs,
       replicas: bus.options.replicas,
     });
-    await applyTtl(bus.jsm, bucket, options.ttlMs);
+    const before = await applyTtl(bus.jsm, bucket, options.ttlMs);
+    if (before !== undefined) {
+      // Replicas started with different values rewrite it at each start (for a lease: renewals
+      // spaced for a longer one outlive the key, and the replicas take it from each other).
+      log?.warn(
+        { bucket, ttl_ms: options.ttlMs, previous_ttl_ms: before },
+        `bucket ${bucket} kept its entries ${before} ms (from an earlier run, or another replica); now ${options.ttlMs} ms${options.ttlSetting ? `: start every replica with the same ${options.ttlSetting}` : ''}`,
+      );
+    }
     return new KeyValueStore<T>(kv, bus.js, bus.jsm, bucket);
   }
 
@@ -135,11 +146,13 @@ export class KeyValueStore<T> {
  * bucket was created with, and the hubs took it from each other every few seconds). The duplicate
  * window may not exceed the age limit: it is shortened with it.
  */
-async function applyTtl(jsm: JetStreamManager, bucket: string, ttlMs: number): Promise<void> {
+/** Returns the age limit it replaced, in ms (undefined when it was already right). */
+async function applyTtl(jsm: JetStreamManager, bucket: string, ttlMs: number): Promise<number | undefined> {
   const info = await jsm.streams.info(`KV_${bucket}`);
   const c = info.config;
   const maxAge = nanos(ttlMs);
-  if (c.max_age === maxAge) return;
+  if (c.max_age === maxAge) return undefined;
   const duplicateWindow = maxAge > 0 && c.duplicate_window > maxAge ? maxAge : c.duplicate_window;
   await jsm.streams.update(c.name, { ...c, max_age: maxAge, duplicate_window: duplicateWindow });
+  return c.max_age / 1e6;
 }

@@ -10,6 +10,8 @@ export interface LeaseOptions {
   name: string;
   /** A lease not renewed for this long expires, and a standby takes over. */
   ttlMs: number;
+  /** The setting `ttlMs` comes from (CHORUS_HUB_LEASE_MS), named when the bucket had another. */
+  ttlSetting?: string;
 }
 
 interface LeaseValue {
@@ -49,7 +51,7 @@ export class LeaderLease {
   ) {}
 
   static async open(bus: Bus, options: LeaseOptions, log: Logger): Promise<LeaderLease> {
-    const kv = await KeyValueStore.open<LeaseValue>(bus, options.bucket, { history: 1, ttlMs: options.ttlMs });
+    const kv = await KeyValueStore.open<LeaseValue>(bus, options.bucket, { history: 1, ttlMs: options.ttlMs, ttlSetting: options.ttlSetting }, log);
     return new LeaderLease(kv, options, log);
   }
 

@@ -1,6 +1,6 @@
 import type { JsMsg } from '@nats-io/jetstream';
 import { createRootLogger } from '@chorus/observability';
-import { startNats, waitFor, type NatsHandle } from '@chorus/testing';
+import { LogCapture, startNats, waitFor, type NatsHandle } from '@chorus/testing';
 import { Bus, DurableConsumer, KeyValueStore, LeaderLease, defaultBusOptions } from '@chorus/bus';
 
 const log = createRootLogger({ name: 'test', level: 'silent' });
@@ -200,7 +200,13 @@ describe('takeover', () => {
     // Restarted with a 3 s lease: renewed every second. Before, the bucket kept its 600 ms, the key
     // expired between renewals, and the holder lost its lease at its first renewal (two hubs took it
     // from each other every few seconds).
-    const lease = await LeaderLease.open(bus, { bucket: 'test_leases_changed', name: 'changed', ttlMs: 3000 }, log);
+    const logs = new LogCapture();
+    const lease = await LeaderLease.open(bus, { bucket: 'test_leases_changed', name: 'changed', ttlMs: 3000, ttlSetting: 'CHORUS_HUB_LEASE_MS' }, createRootLogger({ name: 'test', level: 'warn', destination: logs }));
+    // Said, naming the setting: replicas started with different values would take the lease from each other.
+    await waitFor(() => logs.lines.length > 0);
+    expect(logs.lines).toEqual([
+      expect.objectContaining({ level: 40, bucket: 'test_leases_changed', ttl_ms: 3000, previous_ttl_ms: 600, msg: expect.stringMatching(/start every replica with the same CHORUS_HUB_LEASE_MS$/) }),
+    ]);
     let lost = 0;
     await lease.start(async () => undefined, async () => void (lost += 1));
     try {
