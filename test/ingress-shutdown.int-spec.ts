@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microservices';
+import { firstValueFrom } from 'rxjs';
+import { ChorusClient } from '@chorus/bus';
 import { waitFor } from '@chorus/testing';
 import { getJson, postJson, startChorusFixture, type ChorusFixture } from './chorus.fixture';
 import { startApp, type AppProcess } from './processes';
@@ -111,5 +114,40 @@ describe('ingress shutdown', () => {
     const rest = await resumed;
     expect(rest.events.filter((e) => e.event === 'step').map((e) => e.id)).not.toContain(step.id);
     expect(rest.events.at(-1)).toEqual(expect.objectContaining({ event: 'terminal', data: expect.objectContaining({ status: 'cancelled' }) }));
+  });
+});
+
+describe('ingress shutdown: a stock NestJS ClientProxy waiting', () => {
+  let f: ChorusFixture;
+  let ingress: AppProcess | undefined;
+  let client: ClientProxy | undefined;
+
+  beforeAll(async () => {
+    // The hub alone in this process: the ingress process is the only one serving chorus.query.
+    f = await startChorusFixture({}, {}, ['hub']);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await ingress?.stop('SIGKILL');
+    await f?.stop();
+  });
+
+  it("ClientProxy send('chorus.query') waiting when its ingress stops - answered at once with where its workflow is, not left to time out", async () => {
+    ingress = startApp('ingress', { NATS_URL: f.nats.url, CHORUS_HTTP_PORT: '0', CHORUS_LOG_LEVEL: 'info' });
+    await ingress.waitFor(/ingress ready/);
+    client = ClientProxyFactory.create({ transport: Transport.NATS, options: { servers: [f.nats.url] } });
+    await client.connect();
+    const answer = firstValueFrom(client.send('chorus.query', { query: 'who waits over nest', deadline_ms: 120_000 })).then(
+      () => null,
+      (e: { message: string; correlation_id: string }) => e,
+    );
+    const client0 = new ChorusClient(f.chorus.bus, { agent: 'test', correlation: f.config.correlation, defaultDeadlineMs: 10_000, defaultTopK: 5, requestTimeoutMs: 5000, terminalGraceMs: 1000 });
+    await waitFor(async () => ((await client0.list({ tenant_id: 'default', limit: 10 })).workflows.length === 1 ? true : undefined), { what: 'the workflow recorded' });
+    const started = Date.now();
+    expect(await ingress.stop('SIGTERM')).toBe(0);
+    const refused = await answer;
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(refused?.message).toMatch(/^this ingress is shutting down: workflow \S+ goes on; read it with a request to chorus\.hub\.workflow/);
+    expect((await client0.workflow(refused!.correlation_id, 'default'))?.status).toBe('pending');
   });
 });

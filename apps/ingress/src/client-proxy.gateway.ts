@@ -14,7 +14,7 @@ export const CLIENT_PROXY_PATTERN = 'chorus.query';
  * require_all?})`. Invalid data is answered with an error naming every invalid field. Access is
  * NATS's: the app's NATS credentials decide whether it may publish on `chorus.query`.
  */
-export function serveClientProxyQueries(bus: Bus, client: ChorusClient, log: Logger, maxDeadlineMs: number): Responder {
+export function serveClientProxyQueries(bus: Bus, client: ChorusClient, log: Logger, maxDeadlineMs: number, closing?: AbortSignal): Responder {
   return serveNestPattern(bus, CLIENT_PROXY_PATTERN, 'chorus-ingress', log, async (data) => {
     if (typeof data !== 'object' || data === null || Array.isArray(data)) {
       return { err: { status: 'error', message: 'data must be an object: {query, tenant_id?, …}', errors: [{ field: '$', messages: ['data must be an object'] }] } };
@@ -33,9 +33,13 @@ export function serveClientProxyQueries(bus: Bus, client: ChorusClient, log: Log
       else errors[i] = { field: 'deadline_ms', messages: [...errors[i].messages.filter((m) => !/greater than/.test(m)), cap] };
     }
     if (errors.length > 0) return { err: { status: 'error', message: 'invalid query', errors: boundFieldErrors(errors) } };
-    const { submitted, workflow } = await client.submitAndWait({ ...dto, tenant_id: dto.tenant_id ?? DEFAULT_TENANT });
+    // The ingress closing ends the wait at once: the caller hears where its workflow is, not nothing.
+    const { submitted, workflow } = await client.submitAndWait({ ...dto, tenant_id: dto.tenant_id ?? DEFAULT_TENANT }, { signal: closing });
     if (!workflow || !isTerminalStatus(workflow.status)) {
-      return { err: { status: 'error', message: `workflow ${submitted.correlation_id} did not finish by its deadline`, correlation_id: submitted.correlation_id } };
+      const message = closing?.aborted
+        ? `this ingress is shutting down: workflow ${submitted.correlation_id} goes on; read it with a request to chorus.hub.workflow, or GET /v1/workflows/${submitted.correlation_id}`
+        : `workflow ${submitted.correlation_id} did not finish by its deadline`;
+      return { err: { status: 'error', message, correlation_id: submitted.correlation_id } };
     }
     return { response: workflow };
   });

@@ -80,15 +80,17 @@ export async function startIngress(bus: Bus, config: ChorusConfig, parentLog: Lo
   const host = address.address === '::' || address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
   const listening = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
   url ||= listening;
-  const clientProxy = serveClientProxyQueries(bus, client, log, config.workflow.maxDeadlineMs);
+  const clientProxy = serveClientProxyQueries(bus, client, log, config.workflow.maxDeadlineMs, closing.signal);
   log.info({ url: listening }, 'ingress listening');
   return {
     name: INGRESS_AGENT,
     url: listening,
     close: async () => {
-      await clientProxy.stop();
+      // No new ClientProxy request is taken; those waiting are answered once `closing` ends their waits.
+      const proxyStopped = clientProxy.stop();
       // Nest's app.close() alone waits for every open connection, event streams and waits included.
       await closeHttpServer(app.getHttpServer(), closing);
+      await proxyStopped;
       await app.close();
     },
   };

@@ -34,6 +34,8 @@ export function serveNestPattern(
 ): Responder {
   // Anyone on the bus can send such messages: a flood of them must not flood the log.
   const ignoredLines = new LogThrottle(10, 60_000);
+  // Requests being answered: stopping waits for them (their answers go out before the connection closes).
+  const inFlight = new Set<Promise<void>>();
   const sub: Subscription = bus.nc.subscribe(pattern, {
     queue,
     callback: (err, msg) => {
@@ -44,7 +46,7 @@ export function serveNestPattern(
         if (write) log.warn({ pattern, bytes: msg.data.length, ...(suppressed > 0 ? { not_logged_before: suppressed } : {}) }, `a message on ${pattern} without a reply subject (ClientProxy.emit?) was ignored: use send(), whose reply carries the result`);
         return;
       }
-      void (async () => {
+      const answering = (async () => {
         let packet: NestPacket = {};
         let reply: Record<string, unknown>;
         try {
@@ -66,7 +68,16 @@ export function serveNestPattern(
         }
         msg.respond(data);
       })().catch((e) => log.error({ err: e, pattern }, 'Nest-compatible request could not be answered'));
+      inFlight.add(answering);
+      void answering.finally(() => inFlight.delete(answering));
     },
   });
-  return { stop: async () => void (await sub.drain()) };
+  return {
+    // No new request is taken; those in flight are answered first (a handler that waits must be
+    // told to stop waiting by its owner, as the ingress does when it closes).
+    stop: async () => {
+      await sub.drain();
+      await Promise.allSettled([...inFlight]);
+    },
+  };
 }
