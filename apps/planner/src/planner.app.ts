@@ -1,6 +1,7 @@
 import { ProfileRegistry, defaultProfileRegistryOptions, startAgent, type Bus, type Component } from '@chorus/bus';
 import type { ChorusConfig } from '@chorus/config';
 import type { Logger } from '@chorus/observability';
+import { editDistanceWithin } from '@chorus/profiles';
 import { PLANNER_AGENT } from './classification-result.handler';
 import { PlannerModule } from './planner.module';
 
@@ -18,11 +19,32 @@ export async function startPlanner(bus: Bus, config: ChorusConfig, log: Logger):
     consumer: { ...config.consumer, agent: PLANNER_AGENT },
     log: log.child({ agent: PLANNER_AGENT }),
   });
+  const check = setTimeout(() => warnUnserved(config.profiles, registry.available(), log.child({ agent: PLANNER_AGENT })), UNSERVED_CHECK_MS);
+  check.unref();
   return {
     name: PLANNER_AGENT,
     close: async () => {
+      clearTimeout(check);
       await agent.close();
       registry.close();
     },
   };
+}
+
+/** How long after its start the planner looks once for configured profiles that no instance serves. */
+const UNSERVED_CHECK_MS = 30_000;
+
+/**
+ * A configured profile no instance serves is planned all the same (a lens lost until one starts),
+ * so a misspelt CHORUS_PROFILES (`trigam`) cost a lens in every workflow that planned it, without a
+ * word: said once, with the running profile it most likely meant.
+ */
+export function warnUnserved(configured: readonly string[], running: readonly string[], log: Logger): void {
+  const missing = configured.filter((name) => !running.includes(name));
+  if (missing.length === 0) return;
+  const meant = missing.map((name) => running.find((r) => editDistanceWithin(name, r, 2) <= 2)).map((r, i) => (r ? `${missing[i]} (${r}?)` : missing[i]));
+  log.warn(
+    { missing, running },
+    `CHORUS_PROFILES names ${meant.join(', ')}, which no instance serves ${UNSERVED_CHECK_MS / 1000} s after the planner started (running: ${running.join(', ') || 'none'}); it is planned all the same and its lens is lost in every workflow that plans it`,
+  );
 }

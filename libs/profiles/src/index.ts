@@ -20,6 +20,7 @@ export {
   VOCABULARY_SUBJECT,
   createVocabulary,
   defaultTypoOptions,
+  editDistanceWithin,
   type LikelyTypo,
   type TypoOptions,
   type Vocabulary,
