@@ -19,7 +19,7 @@ export async function startPlanner(bus: Bus, config: ChorusConfig, log: Logger):
     consumer: { ...config.consumer, agent: PLANNER_AGENT },
     log: log.child({ agent: PLANNER_AGENT }),
   });
-  const check = setTimeout(() => warnUnserved(config.profiles, registry.available(), log.child({ agent: PLANNER_AGENT })), UNSERVED_CHECK_MS);
+  const check = setTimeout(() => warnUnserved(config.profiles, registry.available(), log.child({ agent: PLANNER_AGENT }), Object.keys(config.search.rrfWeights)), UNSERVED_CHECK_MS);
   check.unref();
   return {
     name: PLANNER_AGENT,
@@ -31,7 +31,7 @@ export async function startPlanner(bus: Bus, config: ChorusConfig, log: Logger):
   };
 }
 
-/** How long after its start the planner looks once for configured profiles that no instance serves. */
+/** How long after its start the planner looks once for configured (or weighted) profiles that no instance serves. */
 const UNSERVED_CHECK_MS = 30_000;
 
 /**
@@ -39,12 +39,19 @@ const UNSERVED_CHECK_MS = 30_000;
  * so a misspelt CHORUS_PROFILES (`trigam`) cost a lens in every workflow that planned it, without a
  * word: said once, with the running profile it most likely meant.
  */
-export function warnUnserved(configured: readonly string[], running: readonly string[], log: Logger): void {
+export function warnUnserved(configured: readonly string[], running: readonly string[], log: Logger, weighted: readonly string[] = []): void {
   const missing = configured.filter((name) => !running.includes(name));
-  if (missing.length === 0) return;
-  const meant = missing.map((name) => running.find((r) => editDistanceWithin(name, r, 2) <= 2)).map((r, i) => (r ? `${missing[i]} (${r}?)` : missing[i]));
-  log.warn(
-    { missing, running },
-    `CHORUS_PROFILES names ${meant.join(', ')}, which no instance serves ${UNSERVED_CHECK_MS / 1000} s after the planner started (running: ${running.join(', ') || 'none'}); it is planned all the same and its lens is lost in every workflow that plans it`,
-  );
+  const meant = (names: readonly string[]) => names.map((name) => running.find((r) => editDistanceWithin(name, r, 2) <= 2)).map((r, i) => (r ? `${names[i]} (${r}?)` : names[i]));
+  const ran = `(running: ${running.join(', ') || 'none'})`;
+  if (missing.length > 0) {
+    log.warn(
+      { missing, running },
+      `CHORUS_PROFILES names ${meant(missing).join(', ')}, which no instance serves ${UNSERVED_CHECK_MS / 1000} s after the planner started ${ran}; it is planned all the same and its lens is lost in every workflow that plans it`,
+    );
+  }
+  // A weight for a profile neither configured nor running weighs nothing; the one meant keeps weight 1.
+  const stray = weighted.filter((name) => !configured.includes(name) && !running.includes(name));
+  if (stray.length > 0) {
+    log.warn({ weighted: stray, running }, `CHORUS_RRF_WEIGHTS names ${meant(stray).join(', ')}, which is neither configured (CHORUS_PROFILES) nor running ${ran}: its weight applies to nothing`);
+  }
 }
