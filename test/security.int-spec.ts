@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Bus, ChorusClient, defaultBusOptions, isTransient, readDeadLetters } from '@chorus/bus';
+import { Bus, ChorusClient, defaultBusOptions, isTransient, readDeadLetters, serviceInboxPrefix } from '@chorus/bus';
 import { createEnvelope } from '@chorus/envelope';
 import { createRootLogger } from '@chorus/observability';
+import { connect } from '@nats-io/transport-node';
 import { getJson, postJson, startChorusFixture, type ChorusFixture } from './chorus.fixture';
 import { startApp, type AppProcess } from './processes';
 
@@ -48,7 +49,7 @@ describe('NATS security', () => {
     expect((await getJson(`${f.url}/v1/workflows/${id}`)).status).toBe(200);
     expect((await getJson(`${f.url}/v1/workflows/01a22d8c-c74d-773c-8da3-835b380903bb`)).status).toBe(404);
     expect((await getJson(`${f.url}/v1/workflows/01a22d8c-c74d-773c-8da3-835b380903bb/history`)).status).toBe(404);
-    const cli = await Bus.connect({ ...defaultBusOptions(), servers: [f.nats.url], name: 'cli-user', user: CREDENTIALS.cli.user, pass: CREDENTIALS.cli.pass }, log);
+    const cli = await Bus.connect({ ...defaultBusOptions(), servers: [f.nats.url], name: 'cli-user', user: CREDENTIALS.cli.user, pass: CREDENTIALS.cli.pass, inboxPrefix: serviceInboxPrefix('cli') }, log);
     try {
       const client = new ChorusClient(cli, {
         agent: 'cli',
@@ -70,7 +71,7 @@ describe('NATS security', () => {
   });
 
   it('a service cannot publish a message type it does not own', async () => {
-    const intent = await Bus.connect({ ...defaultBusOptions(), servers: [f.nats.url], name: 'intent-as-attacker', user: CREDENTIALS.intent.user, pass: CREDENTIALS.intent.pass, requestTimeoutMs: 1500 }, log);
+    const intent = await Bus.connect({ ...defaultBusOptions(), servers: [f.nats.url], name: 'intent-as-attacker', user: CREDENTIALS.intent.user, pass: CREDENTIALS.intent.pass, inboxPrefix: serviceInboxPrefix('intent'), requestTimeoutMs: 1500 }, log);
     try {
       const forged = createEnvelope({
         messageType: 'response',
@@ -92,6 +93,34 @@ describe('NATS security', () => {
       expect({ error: String(refused), transient: isTransient(refused) }).toEqual({ error: expect.stringMatching(/permission/i), transient: false });
     } finally {
       await intent.close();
+    }
+  });
+
+  it("a service cannot read another's replies: only its own inboxes, not _INBOX.>", async () => {
+    // With `_INBOX.>` the profile user (which may not read the workflow stream) read every tenant's
+    // envelopes as JetStream delivered them to the ingress's watches, and every hub answer.
+    const profile = await connect({ servers: f.nats.url, user: CREDENTIALS.profile.user, pass: CREDENTIALS.profile.pass });
+    try {
+      const refused: string[] = [];
+      const watching = (async () => {
+        for await (const s of profile.status()) if (s.type === 'error') refused.push(String(s.error));
+      })();
+      const seen: string[] = [];
+      for (const subject of ['_INBOX.>', '_INBOX.chorus-ingress.>']) {
+        const sub = profile.subscribe(subject, { callback: (_e, m) => {
+          seen.push(m.subject);
+        } });
+        void sub.closed.catch(() => undefined);
+      }
+      await profile.flush();
+      const r = await postJson(`${f.url}/v1/queries?wait=true`, { query: 'what does the correlation hub keep', tenant_id: 'victim' });
+      expect(r.body.status).toBe('completed');
+      await getJson(`${f.url}/v1/workflows/${r.body.correlation_id}/history?tenant_id=victim`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect({ seen, refused: refused.length > 0 }).toEqual({ seen: [], refused: true });
+      void watching;
+    } finally {
+      await profile.close().catch(() => undefined);
     }
   });
 

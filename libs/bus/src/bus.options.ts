@@ -8,6 +8,13 @@ export interface BusOptions {
   user?: string;
   pass?: string;
   token?: string;
+  /**
+   * The subject prefix of this connection's reply inboxes (default `_INBOX`). With per-service
+   * NATS users each service gets its own (`_INBOX.chorus-<service>`), the only inboxes its user may
+   * subscribe to: with `_INBOX.>` any service could read every reply to every other one (the hub's
+   * answers, the envelopes of every tenant delivered to the ingress's watches).
+   */
+  inboxPrefix?: string;
   /** The workflow stream, capturing `chorus.wf.>`. */
   workflowStream: string;
   /** The dead-letter stream, capturing `chorus.dlq.>`. */

@@ -17,7 +17,7 @@ export { FinishedWorkflows } from './finished-workflows';
 export { ChorusHeaders, createHeaders } from './headers';
 export { isStreamMissing, isTransient, retryTransient } from './transient-error';
 export { LeaderLease, type LeaseOptions } from './leader.lease';
-export { SERVICE_USERS, renderAuthorization, servicePermissions, type Permissions, type ServiceUser } from './nats.permissions';
+export { SERVICE_USERS, renderAuthorization, serviceInboxPrefix, servicePermissions, type Permissions, type ServiceUser } from './nats.permissions';
 export { CountedEvents, type CountedEventsOptions, type EventCounts } from './counted-events';
 export { ALL_MESSAGE_TYPES, JetStreamConsumer, durableName, type ConsumerPattern } from './jetstream.consumer';
 export { DurableConsumer, createJsonConsumer, ensureDurableConsumer, type DurableConsumerSpec, type JsonMessageMeta } from './durable.consumer';

@@ -344,6 +344,7 @@ async function connectNats(options: BusOptions): Promise<NatsConnection> {
       user: options.user,
       pass: options.pass,
       token: options.token,
+      ...(options.inboxPrefix ? { inboxPrefix: options.inboxPrefix } : {}),
       maxReconnectAttempts: -1,
       reconnectTimeWait: 250,
       timeout: options.requestTimeoutMs,

@@ -10,6 +10,15 @@ export interface Permissions {
 export const SERVICE_USERS = ['hub', 'ingress', 'intent', 'planner', 'search', 'responder', 'profile', 'cli'] as const;
 export type ServiceUser = (typeof SERVICE_USERS)[number];
 
+/**
+ * The reply inboxes of a service's connection (`inboxPrefix`, set by busOptionsFor): its user may
+ * subscribe to these alone, not to `_INBOX.>`, through which any service read every other one's
+ * replies (every tenant's workflow records and envelopes, as the hub and JetStream answered the ingress).
+ */
+export function serviceInboxPrefix(service: ServiceUser): string {
+  return `_INBOX.chorus-${service}`;
+}
+
 /** The agents that consume one message type and own (publish) the next. */
 const PIPELINE: Record<'intent' | 'planner' | 'search' | 'responder', { consumes: string; owns: string }> = {
   intent: { consumes: 'query', owns: 'classification_result' },
@@ -34,7 +43,7 @@ export function servicePermissions(bus: Pick<BusOptions, 'workflowStream' | 'dea
       'chorus.dup.>', // notices of publishes the stream dropped as duplicates
       '$SRV.>', // discovery requests (agents and profiles register as NATS services)
     ],
-    subscribe: ['_INBOX.>', '$SRV.>', `chorus.wf.*.status_update.*`],
+    subscribe: ['$SRV.>', `chorus.wf.*.status_update.*`],
   };
   const durable = (name: string, stream = WF) => [
     `$JS.API.CONSUMER.INFO.${stream}.${name}`,
@@ -61,7 +70,7 @@ export function servicePermissions(bus: Pick<BusOptions, 'workflowStream' | 'dea
     publish: ['chorus.wf.*.query.*', 'chorus.wf.*.orchestration_command.*', 'chorus.hub.*', `$JS.API.STREAM.MSG.GET.${WF}`, ...readers(WF)],
     subscribe: ['chorus.wf.>'],
   });
-  return {
+  const users: Record<ServiceUser, Permissions> = {
     // The intent agent asks the profiles' vocabulary lookup (VOCABULARY_SUBJECT of @chorus/profiles) for likely typos.
     intent: agent('intent', { publish: ['chorus.profile.vocabulary'] }),
     planner: agent('planner', { subscribe: discovery.subscribe }),
@@ -89,6 +98,8 @@ export function servicePermissions(bus: Pick<BusOptions, 'workflowStream' | 'dea
     // The operator's `chorus dead-letters` reads the dead-letter stream (and checks its read is complete with a message-get).
     cli: merge(client, { publish: [...readers(bus.deadLetterStream), `$JS.API.STREAM.MSG.GET.${bus.deadLetterStream}`] }),
   };
+  for (const name of SERVICE_USERS) users[name].subscribe.unshift(`${serviceInboxPrefix(name)}.>`);
+  return users;
 }
 
 /** The `authorization` block of a nats-server config for these users. */

@@ -217,12 +217,14 @@ function parseCredentials(r: EnvReader, root: string): Record<string, { user: st
 
 /** The bus options of one app: its own NATS user when credentials are configured. */
 export function busOptionsFor(config: ChorusConfig, app: string): ChorusConfig['bus'] {
-  const own = config.credentials?.[app === 'profiles' ? 'profile' : app];
+  const service = app === 'profiles' ? 'profile' : app;
+  const own = config.credentials?.[service];
   if (config.credentials && !own) throw new ConfigError([`CHORUS_NATS_CREDENTIALS has no user for ${app}`]);
   return {
     ...config.bus,
     name: `chorus-${app}`,
-    ...(own ? { user: own.user, pass: own.pass } : {}),
+    // Each service's user may subscribe only to its own inboxes (serviceInboxPrefix, nats.permissions.ts).
+    ...(own ? { user: own.user, pass: own.pass, inboxPrefix: `_INBOX.chorus-${service}` } : {}),
     // With per-service users only the hub may administer streams; the others check they exist.
     manageTopology: !config.credentials || app === 'hub',
   };
