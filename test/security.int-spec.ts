@@ -4,6 +4,7 @@ import { Bus, ChorusClient, defaultBusOptions, isTransient, readDeadLetters, ser
 import { createEnvelope } from '@chorus/envelope';
 import { createRootLogger } from '@chorus/observability';
 import { connect } from '@nats-io/transport-node';
+import { waitFor } from '@chorus/testing';
 import { getJson, postJson, startChorusFixture, type ChorusFixture } from './chorus.fixture';
 import { startApp, type AppProcess } from './processes';
 
@@ -121,6 +122,30 @@ describe('NATS security', () => {
       void watching;
     } finally {
       await profile.close().catch(() => undefined);
+    }
+  });
+
+  it('duplicate notices: the profile user may publish none (nor dead letters); one about another workflow than its subject names is not counted', async () => {
+    const r = await postJson(`${f.url}/v1/queries?wait=true`, { query: 'what does the hub count', tenant_id: 'acme' });
+    expect(r.body.status).toBe('completed');
+    const id = r.body.correlation_id as string;
+    const notice = { idempotency_key: 'k', correlation_id: id, tenant_id: 'acme', message_type: 'query', agent: 'ingress', message_id: 'm', stored_seq: 1, dropped_at: new Date().toISOString() };
+    const profile = await connect({ servers: f.nats.url, user: CREDENTIALS.profile.user, pass: CREDENTIALS.profile.pass, inboxPrefix: serviceInboxPrefix('profile') });
+    const intent = await connect({ servers: f.nats.url, user: CREDENTIALS.intent.user, pass: CREDENTIALS.intent.pass, inboxPrefix: serviceInboxPrefix('intent') });
+    try {
+      profile.publish(`chorus.dup.acme.query.${id}`, JSON.stringify(notice));
+      profile.publish('chorus.dlq.acme.query', JSON.stringify({ reason: 'forged' }));
+      // The intent user may publish notices (it publishes envelopes), but only its subject counts.
+      intent.publish(`chorus.dup.globex.query.${id}`, JSON.stringify(notice));
+      await Promise.all([profile.flush(), intent.flush()]);
+      await waitFor(async () => {
+        const c = await f.chorus.bus.jsm.consumers.info(f.config.bus.duplicateStream, 'hub_duplicates');
+        return c.delivered.stream_seq >= 1 && c.num_pending === 0 && c.num_ack_pending === 0 ? true : undefined;
+      }, { what: 'the hub through the notices' });
+      expect((await getJson(`${f.url}/v1/workflows/${id}?tenant_id=acme`)).body.duplicates_dropped).toBe(0);
+      expect(violations().filter((l) => l.includes(`chorus.dup.acme.query.${id}`) || l.includes('chorus.dlq.acme.query')).length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await Promise.all([profile.close(), intent.close()]);
     }
   });
 

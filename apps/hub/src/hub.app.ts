@@ -1,7 +1,7 @@
 import { CountedEvents, createJsonConsumer, LeaderLease, registerAgentService, retryTransient, startAgent, type Bus, type Component, type Responder } from '@chorus/bus';
 import type { ChorusConfig } from '@chorus/config';
 import { HUB_AGENT } from '@chorus/correlation';
-import { DUPLICATE_PREFIX, type DuplicateNotice } from '@chorus/envelope';
+import { DUPLICATE_PREFIX, duplicateNoticeProblem, type DuplicateNotice } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
 import { HubModule } from './hub.module';
 import { HubQueries } from './hub.queries';
@@ -94,7 +94,13 @@ export async function startHub(bus: Bus, config: ChorusConfig, parentLog: Logger
           concurrency: 16,
           resumeInOrder: true,
         },
-        (notice, meta) => hub.onDroppedDuplicate(notice, meta.streamSeq),
+        async (notice, meta) => {
+          // Counted on the workflow its subject names, which is all a publisher's NATS user is held to;
+          // a notice that says otherwise, or names no workflow, is dropped once, not retried.
+          const problem = duplicateNoticeProblem(notice, meta.subject);
+          if (problem) return void log.warn({ subject: meta.subject, problem }, 'duplicate notice refused');
+          await hub.onDroppedDuplicate(notice, meta.streamSeq);
+        },
         log,
       );
       await duplicates.start();

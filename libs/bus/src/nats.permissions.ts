@@ -29,7 +29,8 @@ const PIPELINE: Record<'intent' | 'planner' | 'search' | 'responder', { consumes
 
 /**
  * Least privilege per service: each may publish only the message types it owns (plus failure
- * reports, dead letters and duplicate notices), use only its own durable consumers, and only the
+ * reports, and dead letters and duplicate notices where it can have any: the profiles, which publish
+ * no envelope, none), use only its own durable consumers, and only the
  * hub administers streams and buckets. Rendered into infra/nats/auth.conf by `npm run nats:auth`.
  */
 export function servicePermissions(bus: Pick<BusOptions, 'workflowStream' | 'deadLetterStream' | 'duplicateStream'>, hub: { ledgerBucket: string; ledgerEventsStream: string }): Record<ServiceUser, Permissions> {
@@ -39,8 +40,6 @@ export function servicePermissions(bus: Pick<BusOptions, 'workflowStream' | 'dea
     publish: [
       '$JS.API.INFO',
       ...streams.map((s) => `$JS.API.STREAM.INFO.${s}`),
-      'chorus.dlq.>', // dead letters, from whichever consumer rejects an envelope
-      'chorus.dup.>', // notices of publishes the stream dropped as duplicates
       '$SRV.>', // discovery requests (agents and profiles register as NATS services)
     ],
     subscribe: ['$SRV.>', `chorus.wf.*.status_update.*`],
@@ -60,14 +59,18 @@ export function servicePermissions(bus: Pick<BusOptions, 'workflowStream' | 'dea
     publish: [...new Set(parts.flatMap((p) => p.publish ?? []))],
     subscribe: [...new Set(parts.flatMap((p) => p.subscribe ?? []))],
   });
+  // Notices of publishes the stream dropped as duplicates: from whoever publishes workflow envelopes.
+  const duplicates = ['chorus.dup.>'];
+  // Dead letters: from whichever consumer of the workflow stream rejects an envelope (the agents, the hub).
+  const deadLetters = ['chorus.dlq.>'];
   const agent = (name: keyof typeof PIPELINE, extra: Partial<Permissions> = {}) =>
     // The stream's message-get: how a workflow ended, for a backlog after a restart (FinishedWorkflows.lookup).
-    merge(common, { publish: [`chorus.wf.*.${PIPELINE[name].owns}.*`, 'chorus.wf.*.status_update.*', `$JS.API.STREAM.MSG.GET.${WF}`, ...durable(`${name}_${PIPELINE[name].consumes}`)] }, extra);
+    merge(common, { publish: [`chorus.wf.*.${PIPELINE[name].owns}.*`, 'chorus.wf.*.status_update.*', `$JS.API.STREAM.MSG.GET.${WF}`, ...duplicates, ...deadLetters, ...durable(`${name}_${PIPELINE[name].consumes}`)] }, extra);
   const kvBuckets = [hub.ledgerBucket, 'chorus_leases'];
   const hubStreams = [...streams, hub.ledgerEventsStream, ...kvBuckets.map((b) => `KV_${b}`)];
   const client = merge(common, {
     // Reads of one message by subject (the last query of a workflow id: `ChorusClient.find`).
-    publish: ['chorus.wf.*.query.*', 'chorus.wf.*.orchestration_command.*', 'chorus.hub.*', `$JS.API.STREAM.MSG.GET.${WF}`, ...readers(WF)],
+    publish: ['chorus.wf.*.query.*', 'chorus.wf.*.orchestration_command.*', 'chorus.hub.*', `$JS.API.STREAM.MSG.GET.${WF}`, ...duplicates, ...readers(WF)],
     subscribe: ['chorus.wf.>'],
   });
   const users: Record<ServiceUser, Permissions> = {
@@ -83,6 +86,8 @@ export function servicePermissions(bus: Pick<BusOptions, 'workflowStream' | 'dea
         // The query of a retry (an orchestration_command `retry`), which the hub starts.
         'chorus.wf.*.query.*',
         `chorus.ledger.>`,
+        ...duplicates,
+        ...deadLetters,
         ...hubStreams.flatMap((s) => [`$JS.API.STREAM.CREATE.${s}`, `$JS.API.STREAM.UPDATE.${s}`, `$JS.API.STREAM.INFO.${s}`, `$JS.API.DIRECT.GET.${s}`, `$JS.API.DIRECT.GET.${s}.>`, `$JS.API.STREAM.MSG.GET.${s}`]),
         ...kvBuckets.map((b) => `$KV.${b}.>`),
         ...durable('hub_all'),

@@ -105,6 +105,7 @@ export {
   ALL_DUPLICATE_SUBJECTS,
   ALL_WORKFLOW_SUBJECTS,
   DUPLICATE_PREFIX,
+  duplicateNoticeProblem,
   duplicateNoticeSubject,
   DEAD_LETTER_PREFIX,
   HubSubjects,

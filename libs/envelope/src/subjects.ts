@@ -69,6 +69,21 @@ export function duplicateNoticeSubject(tenantId: string, messageType: MessageTyp
   return `${DUPLICATE_PREFIX}.${tenantId}.${messageType}.${correlationId}`;
 }
 
+/**
+ * Why a duplicate notice cannot be counted, or null: its workflow fields missing or malformed, or
+ * another workflow than its subject names (`chorus.dup.globex…` saying `tenant_id: acme`). A
+ * publisher may publish only under the subject; its body is the publisher's word.
+ */
+export function duplicateNoticeProblem(notice: unknown, subject: string): string | null {
+  const n = (typeof notice === 'object' && notice !== null ? notice : {}) as Record<string, unknown>;
+  const { tenant_id: tenant, message_type: type, correlation_id: id } = n;
+  if (typeof tenant !== 'string' || !TENANT_ID_PATTERN.test(tenant)) return 'tenant_id is missing or not a tenant id';
+  if (typeof type !== 'string' || !isMessageType(type)) return 'message_type is missing or not a message type';
+  if (typeof id !== 'string' || !CORRELATION_ID_PATTERN.test(id)) return 'correlation_id is missing or not a correlation id';
+  const named = duplicateNoticeSubject(tenant, type, id);
+  return named === subject ? null : `it is about ${named}, but was published on ${subject}`;
+}
+
 export const PROFILE_SUBJECT_PREFIX = 'chorus.profile';
 
 /** The subject of one endpoint (`search`, `documents`) of a profile service. */
