@@ -281,6 +281,14 @@ describe('front door: OpenAPI', () => {
     await f?.stop();
   });
 
+  it('dashboard - its pages may not be framed by another site (its buttons act with the stored key), and no answer names the server framework', async () => {
+    for (const path of ['/', '/index.html', '/js/main.js']) {
+      const res = await fetch(`${f.url}${path}`);
+      expect({ path, status: res.status, csp: res.headers.get('content-security-policy'), frame: res.headers.get('x-frame-options') }).toEqual({ path, status: 200, csp: "frame-ancestors 'none'", frame: 'DENY' });
+    }
+    for (const path of ['/', '/health', '/v1/agents', '/v1/nothing-here', '/docs']) expect({ path, poweredBy: (await fetch(`${f.url}${path}`)).headers.get('x-powered-by') }).toEqual({ path, poweredBy: null });
+  });
+
   it('OpenAPI - the UI page loads every file it names at /docs, /docs/ (with or without a query) and /docs/index.html', async () => {
     for (const path of ['/docs', '/docs/', '/docs/?tag=workflows', '/docs/index.html']) {
       const page = await fetch(`${f.url}${path}`);

@@ -15,7 +15,19 @@ export function dashboardDir(root: string): string {
 export function mountDashboard(app: NestExpressApplication, root: string): boolean {
   const dir = dashboardDir(root);
   if (!existsSync(join(dir, 'index.html'))) return false;
-  // Revalidated on every load (ETag), so a browser never mixes modules of two versions.
-  app.use(express.static(dir, { index: 'index.html', maxAge: 0, fallthrough: true }));
+  // Revalidated on every load (ETag), so a browser never mixes modules of two versions. Never shown
+  // inside another site's frame: its Cancel and Retry buttons act with the key the browser keeps
+  // (clickjacking); `frame-ancestors` for browsers that read CSP, X-Frame-Options for older ones.
+  app.use(
+    express.static(dir, {
+      index: 'index.html',
+      maxAge: 0,
+      fallthrough: true,
+      setHeaders: (res) => {
+        res.setHeader('Content-Security-Policy', "frame-ancestors 'none'");
+        res.setHeader('X-Frame-Options', 'DENY');
+      },
+    }),
+  );
   return true;
 }

@@ -42,6 +42,8 @@ export async function startIngress(bus: Bus, config: ChorusConfig, parentLog: Lo
     IngressModule.register(bus, client, { maxDeadlineMs: config.workflow.maxDeadlineMs, watchGraceMs: config.workflow.watchGraceMs, apiKeys: config.http.apiKeys, profiles: config.profiles, closing: closing.signal }),
     { bodyParser: false, logger: new PinoNestLogger(log) },
   );
+  // Which server framework answers is nobody's business.
+  app.disable('x-powered-by');
   app.use(countResponses(bus.metrics.registry));
   app.use(
     pinoHttp({
