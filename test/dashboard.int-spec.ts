@@ -121,6 +121,21 @@ describe('dashboard (development mode, no API keys)', () => {
     await page.locator('h1:has-text("Not a workflow id")').waitFor();
     expect(await page.locator('main').textContent()).toMatch(/id: id must match/);
     expect(await live(page)).toEqual(expect.objectContaining({ streams: 0 }));
+    // A hash that is not valid percent-encoding is refused by the page it names, not thrown on
+    // (which left the previous page on screen under the new URL, or a blank page on a first load).
+    await page.goto(`${f.url}/#/`);
+    await page.locator('#workflows.is-live').waitFor();
+    await page.goto(`${f.url}/#/workflows/%E0%A4%A`);
+    await page.locator('h1:has-text("Not a workflow id")').waitFor();
+    expect(await page.locator('main').textContent()).toMatch(/id: id must match/);
+    // A tenant typed in the filters goes to the API as typed, which names it when it refuses it.
+    await page.goto(`${f.url}/#/`);
+    await page.locator('#workflows.is-live').waitFor();
+    await page.locator('.filters input[name=tenant_id]').fill('ACME');
+    await page.locator('.filters input[name=tenant_id]').press('Enter');
+    await page.locator('#workflows .error-note:not([hidden])').waitFor();
+    expect(await page.locator('#workflows .error-note').textContent()).toMatch(/invalid query string \(tenant_id: /);
+    expect(await page.evaluate(() => (globalThis as unknown as { location: { hash: string } }).location.hash)).toBe('#/?tenant_id=ACME');
     await page.goto(`${f.url}/#/?since=yesterday`);
     await page.locator('#workflows .error-note:not([hidden])').waitFor();
     expect(await page.locator('#workflows .error-note').textContent()).toMatch(/invalid query string \(since: /);
@@ -177,6 +192,9 @@ describe('dashboard (development mode, no API keys)', () => {
     await page.locator('.meta [data-field="retried_as"]').waitFor();
     expect(await page.locator('.title-badges .badge').first().textContent()).toBe('cancelled');
     expect(await page.locator('button:has-text("Retry")').isHidden()).toBe(true);
+    // Its audit trail holds the cancel and the retry: two commands, neither a duplicate (their keys differ).
+    await page.locator('.audit > li[data-type="orchestration_command"]').nth(1).waitFor();
+    expect(await page.locator('.audit > li[data-type="orchestration_command"] .badge', { hasText: 'duplicate' }).count()).toBe(0);
 
     await page.click('nav a[href="#/"]');
     await page.locator('#workflows.is-live').waitFor();
@@ -244,8 +262,22 @@ describe('dashboard (API keys configured)', () => {
       await page.click(`.workflows-table tr[data-key="${done.body.correlation_id}"] .wf-link`);
       await page.locator('.timeline-box g.step[data-agent="responder"]').waitFor();
       await shot(page, 'api-key-workflow');
+
+      // Another tenant's link (a 403 for this key) says so once: no "pending" workflow, no retries.
+      let asked = 0;
+      page.on('request', (r) => void (r.url().includes(`/v1/workflows/${done.body.correlation_id}`) && asked++));
+      await page.goto(`${f.url}/#/workflows/${done.body.correlation_id}?tenant=beta`);
+      await page.locator('h1:has-text("Not allowed")').waitFor();
+      expect(await page.locator('main').textContent()).toMatch(/cannot be read with this API key: .*not beta/);
+      await new Promise((r) => setTimeout(r, 2500));
+      expect(asked).toBe(1);
+      expect(await live(page)).toEqual(expect.objectContaining({ streams: 0 }));
+      // The list filtered on that tenant stops as for a refused filter.
+      await page.goto(`${f.url}/#/?tenant_id=beta`);
+      await page.locator('#workflows', { hasText: 'stopped: fix the filters' }).waitFor();
+      expect(await page.locator('#workflows .error-note').textContent()).toMatch(/not beta/);
       // The browser logs each 401 as a failed resource load; anything else is a bug.
-      expect(errors.filter((e) => !/status of 401/.test(e))).toEqual([]);
+      expect(errors.filter((e) => !/status of 40[13]/.test(e))).toEqual([]);
     } finally {
       await context.close();
     }

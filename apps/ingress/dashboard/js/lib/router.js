@@ -16,6 +16,15 @@ export function replaceQuery(query) {
   history.replaceState(history.state, '', `#${path}${toQuery(query)}`);
 }
 
+/** A path segment, decoded; one that is not valid percent-encoding (`%E0%A4%A`) is kept as typed, for the page to refuse. */
+function decodeParam(segment) {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 /**
  * Hash routing. Each route's `mount(outlet, {scope, params, query})` builds its page; the page's
  * scope is disposed when the route changes, which stops its polls, timers and streams.
@@ -31,7 +40,7 @@ export function startRouter({ outlet, routes, notFound, onRoute }) {
       const m = r.pattern.exec(path);
       if (m) {
         route = r;
-        params = m.slice(1).map(decodeURIComponent);
+        params = m.slice(1).map(decodeParam);
         break;
       }
     }

@@ -24,13 +24,18 @@ export function markDuplicates(envelopes) {
   const keys = new Set();
   const ids = new Set();
   return envelopes.map((e) => {
-    // status_update keys carry a per-step suffix the envelope does not show, so only exact copies count.
-    const key = e.message_type === 'status_update' ? null : `${e.message_type}.${e.agent}`;
+    // status_update keys carry a per-step suffix the envelope does not show, so only exact copies
+    // count; so do a command's: every cancel has one key (`.cancel`), each retry its own (`.retry-<message_id>`).
+    const key = e.message_type === 'status_update' ? null : e.message_type === 'orchestration_command' ? commandKey(e) : `${e.message_type}.${e.agent}`;
     const duplicate = ids.has(e.message_id) || (key !== null && keys.has(key));
     ids.add(e.message_id);
     if (key) keys.add(key);
     return { ...e, duplicate };
   });
+}
+
+function commandKey(e) {
+  return e.payload?.command === 'cancel' ? `${e.message_type}.${e.agent}.cancel` : null;
 }
 
 function fillEntry(li, e) {

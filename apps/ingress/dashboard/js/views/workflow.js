@@ -98,7 +98,7 @@ export function mountWorkflow(outlet, { scope, params: [id], query, ctx }) {
     } catch (err) {
       if (scope.disposed || err.name === 'AbortError') return;
       if (err.status === 404) return notFound();
-      if (err.status === 400) return refused(err);
+      if (err.status === 400 || err.status === 403) return refused(err);
       if (attempt < 3) scope.timeout(() => follow(attempt + 1), 1000 * 2 ** attempt);
       else pollUntilDone();
     } finally {
@@ -131,14 +131,17 @@ export function mountWorkflow(outlet, { scope, params: [id], query, ctx }) {
     );
   }
 
-  /** An id (or tenant) the API refuses: nothing to retry. */
+  /** An id (or tenant) the API refuses (400), or a tenant the key may not read (403): nothing to retry. */
   function refused(err) {
     model.gone = true;
     ticker?.stop();
+    const forbidden = err.status === 403;
     outlet.replaceChildren(
       h('a', { href: '#/', class: 'back' }, '← Workflows'),
-      h('div', { class: 'page-head' }, h('h1', { tabindex: -1 }, 'Not a workflow id')),
-      h('p', {}, h('code', {}, id), query.tenant ? ` (tenant ${query.tenant})` : '', ' is not a valid workflow id: ', err.fieldErrors?.length ? err.fieldErrors.map((f) => `${f.field}: ${f.messages.join('; ')}`).join('; ') : err.message, '.'),
+      h('div', { class: 'page-head' }, h('h1', { tabindex: -1 }, forbidden ? 'Not allowed' : 'Not a workflow id')),
+      forbidden
+        ? h('p', {}, 'Workflow ', h('code', {}, id), query.tenant ? ` (tenant ${query.tenant})` : '', ' cannot be read with this API key: ', err.message, '.')
+        : h('p', {}, h('code', {}, id), query.tenant ? ` (tenant ${query.tenant})` : '', ' is not a valid workflow id: ', err.fieldErrors?.length ? err.fieldErrors.map((f) => `${f.field}: ${f.messages.join('; ')}`).join('; ') : err.message, '.'),
     );
   }
 
@@ -227,7 +230,7 @@ export function mountWorkflow(outlet, { scope, params: [id], query, ctx }) {
       applyView(await api.get(base + q, { signal: scope.signal }));
     } catch (err) {
       if (err.name === 'AbortError') return;
-      if (err.status === 400) return refused(err);
+      if (err.status === 400 || err.status === 403) return refused(err);
       if (err.status !== 404) showNotice(`Could not load the workflow: ${err.message}`, 'load');
     }
     if (model.view && isTerminal(model.view.status)) loadHistory();
