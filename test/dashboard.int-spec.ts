@@ -155,6 +155,37 @@ describe('dashboard (development mode, no API keys)', () => {
     await page.locator('#workflows.is-live').waitFor();
   });
 
+  it('formats - a duration is rounded before its unit is chosen, and a since filter keeps its instant across a DST change', async () => {
+    await page.goto(`${f.url}/#/agents`);
+    // A string, so the test's compiler leaves the import() to the browser.
+    const fmt = await page.evaluate(`import('/js/lib/dom.js').then((dom) => [999.6, 9999.9, 59999, 119600, 125400].map((ms) => dom.fmtMs(ms)))`);
+    expect(fmt).toEqual(['1.00 s', '10.0 s', '1 m 0 s', '2 m 0 s', '2 m 5 s']);
+
+    // In Berlin in winter, a July instant is shown in summer time (UTC+2), and changing another
+    // filter sends the same instant back (the field was read with today's offset: an hour off).
+    const context = await browser.newContext({ timezoneId: 'Europe/Berlin' });
+    try {
+      // Today is in winter whatever the day the test runs: only `new Date()` and `Date.now()` move.
+      await context.addInitScript(`{
+        const RealDate = Date;
+        const now = RealDate.parse('2026-12-02T12:00:00Z');
+        globalThis.Date = class extends RealDate {
+          constructor(...args) { super(...(args.length ? args : [now])); }
+          static now() { return now; }
+        };
+      }`);
+      const berlin = await context.newPage();
+      await berlin.goto(`${f.url}/#/?since=2026-07-01T10:00:00.000Z`);
+      await berlin.locator('#workflows.is-live').waitFor();
+      expect(await berlin.inputValue('.filters input[name=since]')).toMatch(/^2026-07-01T12:00(:00)?$/);
+      await berlin.selectOption('select[name="status"]', 'completed');
+      await berlin.waitForFunction(() => (globalThis as unknown as { location: { hash: string } }).location.hash.includes('status=completed'));
+      expect(await berlin.evaluate(() => decodeURIComponent((globalThis as unknown as { location: { hash: string } }).location.hash))).toBe('#/?status=completed&since=2026-07-01T10:00:00.000Z');
+    } finally {
+      await context.close();
+    }
+  });
+
   it('workflow page - follows a running workflow over SSE, cancels it, and leaves nothing running behind', async () => {
     await stopApp(f, 'responder'); // the workflow now waits for an answer that never comes
     const running = (await postJson(`${f.url}/v1/queries`, { query: 'how are duplicates dropped', deadline_ms: 30_000 })).body.correlation_id;

@@ -86,9 +86,12 @@ export function fmtMs(ms) {
   if (ms === null || ms === undefined || Number.isNaN(ms)) return '—';
   if (ms === 0) return '0 ms';
   if (ms < 1) return `${ms.toFixed(1)} ms`;
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
-  return `${Math.floor(ms / 60_000)} m ${Math.round((ms % 60_000) / 1000)} s`;
+  // Each unit is chosen after rounding, so 59,999 ms is 1 m 0 s (not 60.0 s) and 119,600 ms 2 m 0 s (not 1 m 60 s).
+  if (Math.round(ms) < 1000) return `${Math.round(ms)} ms`;
+  if (Math.round(ms / 10) < 1000) return `${(ms / 1000).toFixed(2)} s`;
+  if (Math.round(ms / 100) < 600) return `${(ms / 1000).toFixed(1)} s`;
+  const seconds = Math.round(ms / 1000);
+  return `${Math.floor(seconds / 60)} m ${seconds % 60} s`;
 }
 
 const pad = (n, w = 2) => String(n).padStart(w, '0');

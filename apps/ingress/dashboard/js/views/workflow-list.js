@@ -45,7 +45,8 @@ export function mountWorkflowList(parent, { api, scope, query, onRows }) {
   // A date the browser cannot read (from a hand-edited URL) leaves the field empty; the API names it.
   const toLocal = (iso) => {
     const t = iso ? Date.parse(iso) : NaN;
-    return Number.isFinite(t) ? new Date(t - new Date().getTimezoneOffset() * 60_000).toISOString().slice(0, 19) : '';
+    // The offset of that date, not today's: across a DST change they differ by an hour.
+    return Number.isFinite(t) ? new Date(t - new Date(t).getTimezoneOffset() * 60_000).toISOString().slice(0, 19) : '';
   };
   const form = h(
     'form',
