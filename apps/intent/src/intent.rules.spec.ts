@@ -1,3 +1,4 @@
+import { MAX_ENTITY_CHARS } from '@chorus/envelope';
 import { classifyQuery, extractEntities, withTypoSignals } from './intent.rules';
 
 const classify = (query: string, profiles?: string[]) => classifyQuery({ query, top_k: 10, require_all: false, profiles });
@@ -70,6 +71,15 @@ describe('classifyQuery', () => {
 });
 
 describe('extractEntities', () => {
+  it('extractEntities - leaves out a span longer than an entity may be (a pasted URL, a long quote), which the envelope could not carry', () => {
+    const url = `https://example.com/${'a'.repeat(600)}`;
+    const quote = `"${'b '.repeat(300)}"`;
+    const entities = extractEntities(`why does ${url} fail with ${quote} in NATS`);
+    expect(entities.every((e) => e.text.length <= MAX_ENTITY_CHARS)).toBe(true);
+    expect(entities.map((e) => e.text)).toContain('NATS');
+    expect(classify(`why does ${url} fail`).entities.every((e) => e.text.length <= MAX_ENTITY_CHARS)).toBe(true);
+  });
+
   it('extractEntities - finds quoted text, identifiers, proper nouns, numbers, flags and directives with offsets', () => {
     const text = 'Why does "exactly once" need NATS JetStream and max_deliver=5 with --wait in v2.9.10 profile:bm25';
     const entities = extractEntities(text);

@@ -1,5 +1,5 @@
 import type { LikelyTypo } from '@chorus/profiles';
-import { MAX_CLASSIFICATION_SIGNALS, type ClassificationResultPayload, type Complexity, type Entity, type Intent, type Modality, type QueryPayload } from '@chorus/envelope';
+import { MAX_CLASSIFICATION_SIGNALS, MAX_ENTITY_CHARS, type ClassificationResultPayload, type Complexity, type Entity, type Intent, type Modality, type QueryPayload } from '@chorus/envelope';
 
 /**
  * Deterministic intent rules. Every rule matches whole tokens or anchored phrases, never substrings:
@@ -111,6 +111,8 @@ export function extractEntities(text: string): Entity[] {
   const found: Entity[] = [];
   const taken: Array<[number, number]> = [];
   const add = (start: number, end: number, kind: Entity['kind']) => {
+    // A longer span (a pasted URL, a quoted log line) is no entity: the envelope could not carry it.
+    if (end - start > MAX_ENTITY_CHARS) return;
     if (taken.some(([s, e]) => start < e && end > s)) return;
     taken.push([start, end]);
     found.push({ text: text.slice(start, end), kind, start, end });

@@ -52,5 +52,7 @@ export const MAX_DOCUMENT_TITLE_CHARS = 1000;
 export const MAX_PLANNED_PROFILES = 16;
 /** The most signals a classification carries (the rules that fired, typos, directives). */
 export const MAX_CLASSIFICATION_SIGNALS = 64;
+/** The longest span of the query a classification names as an entity. */
+export const MAX_ENTITY_CHARS = 512;
 /** A degradation per planned profile for its search, and one more for its documents. */
 export const MAX_DEGRADATIONS = 2 * MAX_PLANNED_PROFILES;

@@ -13,7 +13,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { MAX_CLASSIFICATION_SIGNALS, PROFILE_NAME_PATTERN } from '../patterns';
+import { MAX_CLASSIFICATION_SIGNALS, MAX_ENTITY_CHARS, PROFILE_NAME_PATTERN } from '../patterns';
 import { QueryPayload } from './query.payload';
 
 export const INTENTS = ['definition', 'how_to', 'comparison', 'troubleshooting', 'question', 'lookup'] as const;
@@ -29,7 +29,7 @@ export type EntityKind = (typeof ENTITY_KINDS)[number];
 export class Entity {
   /** The text of the span, as it appears in the query. */
   @IsString()
-  @MaxLength(512)
+  @MaxLength(MAX_ENTITY_CHARS)
   text!: string;
 
   /** What kind of span it is. */
