@@ -197,6 +197,21 @@ describe('dashboard (development mode, no API keys)', () => {
     expect(await live(page)).toEqual(expect.objectContaining({ streams: 1 }));
     await shot(page, 'workflow-live');
 
+    // The audit trail's Refresh mid-run reads a snapshot (here, one taken after the query alone): the
+    // steps streamed since stay in the trail, and the bar working now is still the responder's.
+    await page.route('**/history*', async (route) => {
+      const reply = await route.fetch();
+      const body = (await reply.json()) as { envelopes: unknown[] };
+      await route.fulfill({ response: reply, json: { envelopes: body.envelopes.slice(0, 1) } });
+    });
+    await page.click('#audit button:has-text("Refresh")');
+    await page.locator('.audit > li:nth-child(4)').waitFor();
+    await page.waitForTimeout(300);
+    expect(await page.locator('.audit > li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-type')))).toEqual(['query', 'classification_result', 'execution_plan', 'tool_results']);
+    expect(await page.locator('#audit .card-actions').textContent()).toMatch(/4 envelopes \(live\)/);
+    expect(await page.locator('.timeline-box g.step .bar-live').evaluateAll((bars) => bars.map((b) => b.closest('g')?.getAttribute('data-agent')))).toEqual(['responder']);
+    await page.unroute('**/history*');
+
     // Leaving the page closes its stream; coming back opens a new one that replays the steps.
     await page.click('nav a[href="#/agents"]');
     await page.locator('.agents-table tr[data-agent="hub"]').waitFor();

@@ -203,10 +203,15 @@ export function mountWorkflow(outlet, { scope, params: [id], query, ctx }) {
     liveNote.hidden = terminal;
     liveNote.querySelector('[data-role=live-text]').textContent = model.streaming && !terminal ? 'live' : terminal ? '' : model.unconfirmed ? 'checking every 2 s' : 'connecting…';
 
+    // History read while the workflow runs (the audit trail's Refresh) is a snapshot: the envelopes
+    // streamed since follow it, so neither the trail nor the step being worked on goes stale.
+    const read = model.envelopes ? new Set(model.envelopes.map((e) => e.message_id)) : null;
+    const trail = model.envelopes ? [...model.envelopes, ...model.events.filter((e) => !read.has(e.message_id))] : model.events;
+
     const start = Date.parse(w?.started_at ?? model.events[0]?.timestamp ?? new Date().toISOString());
     const steps = terminal && w ? [...w.steps] : model.events.length ? stepsFromEvents(model.events) : [...(w?.steps ?? [])];
     const finishedAt = terminal && w?.finished_at ? Date.parse(w.finished_at) : null;
-    const pending = pendingStep(terminal ? w : null, model.envelopes ?? model.events, steps);
+    const pending = pendingStep(terminal ? w : null, trail, steps);
     if (pending) steps.push(pending);
     // A command applied after the end (a retry asked for an hour later) is in the table, not the chart.
     const charted = finishedAt ? steps.filter((st) => st.live || st.message_type !== 'orchestration_command' || Date.parse(st.finished_at) <= finishedAt) : steps;
@@ -219,10 +224,11 @@ export function mountWorkflow(outlet, { scope, params: [id], query, ctx }) {
       renderResult(resCard, resBody, w);
     }
 
-    const entries = model.envelopes ? markDuplicates(model.envelopes).map((e) => ({ ...e, full: true })) : model.events;
+    const entries = read ? markDuplicates(trail).map((e) => ({ ...e, full: read.has(e.message_id) })) : model.events;
     audit.render(entries);
     const dups = entries.filter((e) => e.duplicate).length;
-    auditCount.textContent = `${entries.length} envelope${entries.length === 1 ? '' : 's'}${dups ? `, ${dups} duplicate` : ''}${model.envelopes ? '' : ' (live)'}`;
+    const streamed = !read || entries.some((e) => !e.full);
+    auditCount.textContent = `${entries.length} envelope${entries.length === 1 ? '' : 's'}${dups ? `, ${dups} duplicate` : ''}${streamed ? ' (live)' : ''}`;
   }
 
   (async () => {
