@@ -2,7 +2,6 @@ import {
   HubSubjects,
   QUERY_NEXT_STEPS,
   correlationIdForIdempotencyKey,
-  queryRequestDifferences,
   correlationIdForRetry,
   createCorrelationId,
   createEnvelope,
@@ -21,7 +20,8 @@ import {
   type WorkflowView,
 } from '@chorus/envelope';
 import type { Bus } from './nats.bus';
-import { BusErrorCodes, IdempotencyKeyExpiredError, IdempotencyKeyReusedError, NotRecordedYetError, RemoteError } from './bus.errors';
+import { BusErrorCodes, NotRecordedYetError, RemoteError } from './bus.errors';
+import { checkSameQuery, recordOfEnded } from './idempotency-checks';
 import { askUntil } from './ask-until';
 import { RETRY_DECISION_WAIT_MS, requestRetry, type RetryStarted, type RetryTarget } from './workflow.retry';
 import { isTransient } from './transient-error';
@@ -141,8 +141,8 @@ export class ChorusClient {
       let existing = await this.workflow(envelope.correlation_id, envelope.tenant_id);
       // Checked whether or not the hub still knows the workflow: it forgets workflows long before
       // the stream drops their envelopes.
-      await this.checkSameQuery(envelope, request);
-      existing ??= await this.recordOfEnded(envelope);
+      await checkSameQuery(this.bus, envelope, request);
+      existing ??= await recordOfEnded(this.bus, envelope, ANNOUNCED_END_WAIT_MS, () => this.workflow(envelope.correlation_id, envelope.tenant_id));
       if (existing) {
         const submitted = { ...submittedAs(true), deadline: existing.deadline };
         options.onSubmitted?.(submitted);
@@ -159,7 +159,7 @@ export class ChorusClient {
       // stored since the check above) before the hub is told of a duplicate: a refused one is none.
       const ack = await this.bus.publish(envelope, { reportDuplicate: !keyed, failWhenFull: true });
       if (ack.duplicate && keyed) {
-        await this.checkSameQuery(envelope, request);
+        await checkSameQuery(this.bus, envelope, request);
         await this.bus.reportDuplicate(envelope, ack);
       }
       const submitted = submittedAs(ack.duplicate);
@@ -169,41 +169,6 @@ export class ChorusClient {
       terminal?.cancel();
       throw e;
     }
-  }
-
-  /**
-   * For a keyed query the hub has no record of: null when the stream holds no end the hub announced
-   * for its workflow (a new key, or a workflow not recorded yet: its query is published, as before);
-   * the hub's view if it shows the workflow after all (it saves an end right after announcing it);
-   * otherwise the workflow ended and has left the ledger, and IdempotencyKeyExpiredError. Published
-   * again, its query would open a record of a workflow every agent knows has ended, which would never
-   * run. A stream that cannot be read is treated as holding no end, as {@link checkSameQuery} does.
-   */
-  private async recordOfEnded(envelope: Envelope<'query'>): Promise<WorkflowView | null> {
-    const { correlation_id: id, tenant_id: tenant } = envelope;
-    const end = await readAnnouncedEnd(this.bus, tenant, id).catch(() => null);
-    if (!end) return null;
-    const recorded = await askUntil(Date.now() + ANNOUNCED_END_WAIT_MS, () => this.workflow(id, tenant));
-    if (recorded) return recorded;
-    throw new IdempotencyKeyExpiredError(id, end.status, end.at);
-  }
-
-  /**
-   * Refuses a keyed query when the stream holds another query for the key's workflow: the stored
-   * payload is compared with this request's as the session strategy compares submissions
-   * ({@link queryRequestDifferences}: the query trimmed, the profiles as a set), as far as the
-   * request says something (`top_k` left out takes each process's default, so it is compared only
-   * when given; `deadline_ms` is relative to each submission and never compared). When the stream no longer holds the query
-   * (past its retention), or it cannot be read, nothing can be compared and the request goes on as
-   * before: the check guards against mistakes, it is not a lock.
-   */
-  private async checkSameQuery(envelope: Envelope<'query'>, request: SubmitQuery): Promise<void> {
-    const subject = workflowSubject(envelope.tenant_id, 'query', envelope.correlation_id);
-    const stored = await this.bus.lastStored(subject).catch(() => null);
-    const parsed = stored ? parseEnvelope(stored, { subject }) : undefined;
-    if (!parsed?.ok) return;
-    const fields = queryRequestDifferences(parsed.value.payload as QueryPayload, envelope.payload, { compareTopK: request.top_k !== undefined });
-    if (fields.length > 0) throw new IdempotencyKeyReusedError(envelope.correlation_id, fields);
   }
 
   /**
