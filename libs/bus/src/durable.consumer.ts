@@ -112,6 +112,14 @@ async function resumeFromAckFloor(bus: Bus, spec: DurableConsumerSpec, log: Logg
 }
 
 /** Creates the durable consumer to deliver from stream sequence `from` on. */
+/** How the consumer of that name differs from the one `spec` describes (a push consumer, another filter), or null. */
+function notThisConsumer(info: ConsumerInfo, spec: DurableConsumerSpec): string | null {
+  if (info.config.deliver_subject) return `a push consumer delivering to ${info.config.deliver_subject}`;
+  const filters = info.config.filter_subjects ?? (info.config.filter_subject ? [info.config.filter_subject] : []);
+  if (filters.length !== 1 || filters[0] !== spec.filter) return `a consumer of ${filters.join(', ') || 'every subject'}, not ${spec.filter}`;
+  return null;
+}
+
 async function addAt(bus: Bus, spec: DurableConsumerSpec, from: number): Promise<void> {
   await bus.jsm.consumers.add(spec.stream, {
     durable_name: spec.durable,
@@ -227,6 +235,20 @@ export class DurableConsumer {
       try {
         info = await this.bus.jsm.consumers.info(this.spec.stream, this.spec.durable);
         this.missingSince = undefined;
+        const foreign = notThisConsumer(info, this.spec);
+        if (foreign) {
+          // Deleted and made again as something else (a user allowed to manage consumers): its pulls
+          // went unanswered without a word, and nothing was ever pending. Made again as it was, from
+          // the acknowledgement floor last seen here (not the impostor's).
+          const from = this.ackFloor + 1;
+          this.log.error({ consumer: this.spec.durable, found: foreign, from_seq: from }, 'consumer is no longer the one this agent pulls from; replacing it');
+          await this.bus.jsm.consumers.delete(this.spec.stream, this.spec.durable).catch(() => undefined);
+          await addAt(this.bus, this.spec, from);
+          await this.messages?.close();
+          await this.loop;
+          if (!this.stopped) await this.pull(await this.bus.js.consumers.get(this.spec.stream, this.spec.durable));
+          return;
+        }
         this.ackFloor = info.ack_floor.stream_seq;
       } catch (e) {
         if (!/consumer not found/i.test(String((e as Error).message))) return;

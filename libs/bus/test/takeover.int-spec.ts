@@ -1,4 +1,4 @@
-import type { JsMsg } from '@nats-io/jetstream';
+import { AckPolicy, type JsMsg } from '@nats-io/jetstream';
 import { createRootLogger } from '@chorus/observability';
 import { LogCapture, startNats, waitFor, type NatsHandle } from '@chorus/testing';
 import { Bus, DurableConsumer, KeyValueStore, LeaderLease, defaultBusOptions } from '@chorus/bus';
@@ -152,6 +152,25 @@ describe('takeover', () => {
       const later = [(await bus.js.publish(subject(1), '{}')).seq, (await bus.js.publish(subject(2), '{}')).seq];
       await waitFor(() => later.every((seq) => seen.includes(seq)), { what: 'the messages stored after the delete', timeoutMs: 20_000 });
       // Nothing before the floor again (the first may come again, when no check saw it acknowledged before the delete).
+      expect(seen.filter((seq) => seq < first)).toEqual([]);
+    } finally {
+      await consumer.stop(0);
+    }
+  }, 30_000);
+
+  it('DurableConsumer - a consumer deleted and made again as something else (a push consumer of other subjects) is replaced by its own, from its acknowledgement floor, and its messages flow again (found by the security exploration)', async () => {
+    const { subject, spec, seen, consumer } = await watchedConsumer('taken');
+    try {
+      const first = (await bus.js.publish(subject(0), '{}')).seq;
+      await waitFor(() => seen.includes(first), { what: 'the first message' });
+      // Its acknowledgement seen by a check (one runs once the consumer has been idle 600 ms).
+      await new Promise((r) => setTimeout(r, 1000));
+      await bus.jsm.consumers.delete(spec.stream, spec.durable);
+      await bus.jsm.consumers.add(spec.stream, { durable_name: spec.durable, deliver_subject: '_INBOX.elsewhere', filter_subject: 'chorus.wf.none.query.none', ack_policy: AckPolicy.Explicit });
+      const later = [(await bus.js.publish(subject(1), '{}')).seq, (await bus.js.publish(subject(2), '{}')).seq];
+      await waitFor(() => later.every((seq) => seen.includes(seq)), { what: 'the messages stored after the swap', timeoutMs: 20_000 });
+      const info = await bus.jsm.consumers.info(spec.stream, spec.durable);
+      expect({ push: info.config.deliver_subject ?? null, filter: info.config.filter_subject }).toEqual({ push: null, filter: spec.filter });
       expect(seen.filter((seq) => seq < first)).toEqual([]);
     } finally {
       await consumer.stop(0);
