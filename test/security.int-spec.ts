@@ -135,12 +135,16 @@ describe('NATS security', () => {
     try {
       profile.publish(`chorus.dup.acme.query.${id}`, JSON.stringify(notice));
       profile.publish('chorus.dlq.acme.query', JSON.stringify({ reason: 'forged' }));
-      // The intent user may publish notices (it publishes envelopes), but only its subject counts.
+      // The intent user may publish notices (it publishes envelopes), but only its subject counts,
       intent.publish(`chorus.dup.globex.query.${id}`, JSON.stringify(notice));
+      // and only what the stream bears out: the workflow's query is stored under another key than this one.
+      const query = await f.chorus.bus.lastStoredMessage(`chorus.wf.acme.query.${id}`);
+      intent.publish(`chorus.dup.acme.query.${id}`, JSON.stringify({ ...notice, stored_seq: query!.seq, idempotency_key: 'not-its-key' }));
+      intent.publish(`chorus.dup.acme.query.${id}`, JSON.stringify({ ...notice, stored_seq: 999_999 }));
       await Promise.all([profile.flush(), intent.flush()]);
       await waitFor(async () => {
         const c = await f.chorus.bus.jsm.consumers.info(f.config.bus.duplicateStream, 'hub_duplicates');
-        return c.delivered.stream_seq >= 1 && c.num_pending === 0 && c.num_ack_pending === 0 ? true : undefined;
+        return c.delivered.stream_seq >= 3 && c.num_pending === 0 && c.num_ack_pending === 0 ? true : undefined;
       }, { what: 'the hub through the notices' });
       expect((await getJson(`${f.url}/v1/workflows/${id}?tenant_id=acme`)).body.duplicates_dropped).toBe(0);
       expect(violations().filter((l) => l.includes(`chorus.dup.acme.query.${id}`) || l.includes('chorus.dlq.acme.query')).length).toBeGreaterThanOrEqual(2);

@@ -3,6 +3,7 @@ import type { ChorusConfig } from '@chorus/config';
 import { HUB_AGENT } from '@chorus/correlation';
 import { DUPLICATE_PREFIX, duplicateNoticeProblem, type DuplicateNotice } from '@chorus/envelope';
 import type { Logger } from '@chorus/observability';
+import { unsupportedDuplicateNotice } from './duplicate-notice.check';
 import { HubModule } from './hub.module';
 import { HubQueries } from './hub.queries';
 import { HubService } from './hub.service';
@@ -95,9 +96,9 @@ export async function startHub(bus: Bus, config: ChorusConfig, parentLog: Logger
           resumeInOrder: true,
         },
         async (notice, meta) => {
-          // Counted on the workflow its subject names, which is all a publisher's NATS user is held to;
-          // a notice that says otherwise, or names no workflow, is dropped once, not retried.
-          const problem = duplicateNoticeProblem(notice, meta.subject);
+          // Counted on the workflow its subject names (all a publisher's NATS user is held to), when the
+          // stream holds what it says was duplicated; any other is dropped once, not retried.
+          const problem = duplicateNoticeProblem(notice, meta.subject) ?? (await unsupportedDuplicateNotice(bus, notice));
           if (problem) return void log.warn({ subject: meta.subject, problem }, 'duplicate notice refused');
           await hub.onDroppedDuplicate(notice, meta.streamSeq);
         },
