@@ -77,7 +77,7 @@ export async function ensureDurableConsumer(bus: Bus, spec: DurableConsumerSpec,
       return await bus.jsm.consumers.add(spec.stream, config);
     } catch (addError) {
       // A replica created it between our look-up and our add.
-      if (!/already (exists|in use)/i.test(String((addError as Error).message))) throw addError;
+      if (!isAlreadyThere(addError)) throw addError;
       return undefined;
     }
   }
@@ -111,7 +111,11 @@ async function resumeFromAckFloor(bus: Bus, spec: DurableConsumerSpec, log: Logg
   await addAt(bus, spec, from);
 }
 
-/** Creates the durable consumer to deliver from stream sequence `from` on. */
+/** True when a consumer could not be added because one of that name exists (another replica added it first). */
+function isAlreadyThere(e: unknown): boolean {
+  return /already (exists|in use)/i.test(String((e as Error)?.message ?? e));
+}
+
 /** How the consumer of that name differs from the one `spec` describes (a push consumer, another filter), or null. */
 function notThisConsumer(info: ConsumerInfo, spec: DurableConsumerSpec): string | null {
   if (info.config.deliver_subject) return `a push consumer delivering to ${info.config.deliver_subject}`;
@@ -120,6 +124,7 @@ function notThisConsumer(info: ConsumerInfo, spec: DurableConsumerSpec): string 
   return null;
 }
 
+/** Creates the durable consumer to deliver from stream sequence `from` on. */
 async function addAt(bus: Bus, spec: DurableConsumerSpec, from: number): Promise<void> {
   await bus.jsm.consumers.add(spec.stream, {
     durable_name: spec.durable,
@@ -243,7 +248,10 @@ export class DurableConsumer {
           const from = this.ackFloor + 1;
           this.log.error({ consumer: this.spec.durable, found: foreign, from_seq: from }, 'consumer is no longer the one this agent pulls from; replacing it');
           await this.bus.jsm.consumers.delete(this.spec.stream, this.spec.durable).catch(() => undefined);
-          await addAt(this.bus, this.spec, from);
+          // Another replica that replaced it first did as well; pull from that one.
+          await addAt(this.bus, this.spec, from).catch((err: unknown) => {
+            if (!isAlreadyThere(err)) throw err;
+          });
           await this.messages?.close();
           await this.loop;
           if (!this.stopped) await this.pull(await this.bus.js.consumers.get(this.spec.stream, this.spec.durable));
@@ -261,7 +269,7 @@ export class DurableConsumer {
         this.missingSince = undefined;
         await addAt(this.bus, this.spec, from).catch((err: unknown) => {
           // Another replica created it first: that is as good.
-          if (!/already (exists|in use)/i.test(String((err as Error).message))) this.log.warn({ err, consumer: this.spec.durable }, 'creating the consumer again failed; will retry');
+          if (!isAlreadyThere(err)) this.log.warn({ err, consumer: this.spec.durable }, 'creating the consumer again failed; will retry');
         });
         return;
       }

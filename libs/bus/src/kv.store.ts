@@ -144,9 +144,9 @@ export class KeyValueStore<T> {
  * the client sets it only when it creates the bucket, so a changed CHORUS_HUB_RETENTION_MS or
  * CHORUS_HUB_LEASE_MS was ignored for good (a lease raised to 10 s kept expiring after the 3 s the
  * bucket was created with, and the hubs took it from each other every few seconds). The duplicate
- * window may not exceed the age limit: it is shortened with it.
+ * window may not exceed the age limit: it is shortened with it. Returns the age limit it replaced,
+ * in ms (undefined when it was already right).
  */
-/** Returns the age limit it replaced, in ms (undefined when it was already right). */
 async function applyTtl(jsm: JetStreamManager, bucket: string, ttlMs: number): Promise<number | undefined> {
   const info = await jsm.streams.info(`KV_${bucket}`);
   const c = info.config;

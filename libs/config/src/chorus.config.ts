@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import type { BusOptions, ConsumerOptions } from '@chorus/bus';
+import { serviceInboxPrefix, type BusOptions, type ConsumerOptions, type ServiceUser } from '@chorus/bus';
 import { MAX_FUSION_WEIGHT, MAX_RANK_WINDOW, PROFILE_NAME_PATTERN, TENANT_ID_PATTERN, type CorrelationStrategy } from '@chorus/envelope';
 import { ConfigError, EnvReader } from './env.parser';
 
@@ -223,8 +223,8 @@ export function busOptionsFor(config: ChorusConfig, app: string): ChorusConfig['
   return {
     ...config.bus,
     name: `chorus-${app}`,
-    // Each service's user may subscribe only to its own inboxes (serviceInboxPrefix, nats.permissions.ts).
-    ...(own ? { user: own.user, pass: own.pass, inboxPrefix: `_INBOX.chorus-${service}` } : {}),
+    // Each service's user may subscribe only to its own inboxes (nats.permissions.ts).
+    ...(own ? { user: own.user, pass: own.pass, inboxPrefix: serviceInboxPrefix(service as ServiceUser) } : {}),
     // With per-service users only the hub may administer streams; the others check they exist.
     manageTopology: !config.credentials || app === 'hub',
   };
