@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Bus, ChorusClient, defaultBusOptions, isTransient, readDeadLetters, serviceInboxPrefix } from '@chorus/bus';
+import { Bus, ChorusClient, DurableConsumer, defaultBusOptions, isTransient, readDeadLetters, serviceInboxPrefix, type ServiceUser } from '@chorus/bus';
 import { createEnvelope } from '@chorus/envelope';
 import { createRootLogger } from '@chorus/observability';
+import { AckPolicy } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { waitFor } from '@chorus/testing';
+import { LogCapture, waitFor } from '@chorus/testing';
 import { getJson, postJson, startChorusFixture, type ChorusFixture } from './chorus.fixture';
 import { startApp, type AppProcess } from './processes';
 
@@ -152,6 +153,63 @@ describe('NATS security', () => {
       await Promise.all([profile.close(), intent.close()]);
     }
   });
+
+  const connectAs = (user: ServiceUser) =>
+    Bus.connect({ ...defaultBusOptions(), servers: [f.nats.url], name: `${user}-in-test`, user: CREDENTIALS[user].user, pass: CREDENTIALS[user].pass, inboxPrefix: serviceInboxPrefix(user), requestTimeoutMs: 2000 }, log);
+
+  it("an agent's durable consumer: the ingress and CLI users may not delete, make or change it, though their reads make and delete consumers of their own (found by the security exploration)", async () => {
+    const stream = f.config.bus.workflowStream;
+    const elsewhere = { deliver_subject: '_INBOX.elsewhere', filter_subject: 'chorus.wf.none.query.none', ack_policy: AckPolicy.Explicit };
+    for (const user of ['ingress', 'cli'] as const) {
+      const bus = await connectAs(user);
+      try {
+        for (const durable of ['intent_query', 'responder_tool_results', 'hub_all']) {
+          await expect(bus.jsm.consumers.delete(stream, durable)).rejects.toThrow(/permission/i);
+          await expect(bus.jsm.consumers.add(stream, { durable_name: durable, ...elsewhere })).rejects.toThrow(/permission/i);
+          await expect(bus.jsm.consumers.update(stream, durable, { filter_subject: elsewhere.filter_subject })).rejects.toThrow(/permission/i);
+          // The unnamed create subject: a config naming an existing consumer there changes it (nats-server 2.9).
+          const unnamed = JSON.stringify({ stream_name: stream, config: { name: durable, filter_subject: elsewhere.filter_subject, ack_policy: 'explicit' } });
+          await expect(bus.nc.request(`$JS.API.CONSUMER.CREATE.${stream}`, unnamed, { timeout: 2000 })).rejects.toThrow(/permission/i);
+        }
+      } finally {
+        await bus.close();
+      }
+    }
+    for (const durable of ['intent_query', 'responder_tool_results', 'hub_all']) {
+      const info = await f.chorus.bus.jsm.consumers.info(stream, durable);
+      expect({ durable, push: info.config.deliver_subject ?? null, filter: info.config.filter_subject }).toEqual({ durable, push: null, filter: durable === 'hub_all' ? 'chorus.wf.>' : expect.stringMatching(/^chorus\.wf\.\*\./) });
+    }
+    // Their reads (ordered consumers, made and deleted by name) still work, and so does every agent.
+    const r = await postJson(`${f.url}/v1/queries?wait=true`, { query: 'what does the hub keep of a workflow' });
+    expect(r.body.status).toBe('completed');
+    expect((await getJson(`${f.url}/v1/workflows/${r.body.correlation_id}/history`)).status).toBe(200);
+  });
+
+  it('an agent, as its own user, replaces its durable consumer when it finds another under its name (here made by the hub user, which administers the stream)', async () => {
+    const stream = f.config.bus.workflowStream;
+    const intent = await connectAs('intent');
+    const hub = await connectAs('hub');
+    const capture = new LogCapture();
+    const logs = createRootLogger({ name: 'replica', level: 'info', destination: capture });
+    // A second replica of the intent agent (its own user, its own consumer check every 300 ms), giving back what it gets.
+    const replica = new DurableConsumer(intent, { stream, durable: 'intent_query', filter: 'chorus.wf.*.query.*', ackWaitMs: 30_000, maxDeliver: 5, concurrency: 4, stallCheckMs: 300 }, async (m) => m.nak(), logs);
+    try {
+      await replica.start();
+      await hub.jsm.consumers.delete(stream, 'intent_query');
+      await hub.jsm.consumers.add(stream, { durable_name: 'intent_query', deliver_subject: '_INBOX.elsewhere', filter_subject: 'chorus.wf.none.query.none', ack_policy: AckPolicy.Explicit });
+      await waitFor(async () => {
+        const info = await f.chorus.bus.jsm.consumers.info(stream, 'intent_query');
+        return !info.config.deliver_subject && info.config.filter_subject === 'chorus.wf.*.query.*';
+      }, { what: 'the consumer replaced by the agent', timeoutMs: 10_000 });
+      expect(capture.lines.filter((l) => /could not delete/.test(String(l.msg)))).toEqual([]);
+    } finally {
+      await replica.stop(0);
+      await intent.close();
+      await hub.close();
+    }
+    const r = await postJson(`${f.url}/v1/queries?wait=true`, { query: 'what does the hub keep of a workflow' });
+    expect(r.body.status).toBe('completed');
+  }, 30_000);
 
   it('a wrong password is refused', async () => {
     await expect(Bus.connect({ ...defaultBusOptions(), servers: [f.nats.url], name: 'nobody', user: 'chorus-hub', pass: 'wrong' }, log)).rejects.toThrow(/cannot connect|authorization/i);

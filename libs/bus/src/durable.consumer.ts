@@ -247,7 +247,10 @@ export class DurableConsumer {
           // the acknowledgement floor last seen here (not the impostor's).
           const from = this.ackFloor + 1;
           this.log.error({ consumer: this.spec.durable, found: foreign, from_seq: from }, 'consumer is no longer the one this agent pulls from; replacing it');
-          await this.bus.jsm.consumers.delete(this.spec.stream, this.spec.durable).catch(() => undefined);
+          await this.bus.jsm.consumers.delete(this.spec.stream, this.spec.durable).catch((err: unknown) => {
+            // Gone already (another replica's doing) is as good; anything else (no permission) is said.
+            if (!/not found/i.test(String((err as Error)?.message))) this.log.error({ err, consumer: this.spec.durable }, 'could not delete the consumer to replace it');
+          });
           // Another replica that replaced it first did as well; pull from that one.
           await addAt(this.bus, this.spec, from).catch((err: unknown) => {
             if (!isAlreadyThere(err)) throw err;

@@ -1,8 +1,12 @@
+import type { MessageType } from '@chorus/envelope';
 import type { BusOptions } from './bus.options';
+import { ALL_MESSAGE_TYPES, durableName } from './jetstream.consumer';
 
 /** What one NATS user may publish and subscribe to. */
 export interface Permissions {
   publish: string[];
+  /** Subjects refused even where `publish` allows them (nats-server's `deny`, which wins over `allow`). */
+  publishDeny?: string[];
   subscribe: string[];
 }
 
@@ -20,7 +24,7 @@ export function serviceInboxPrefix(service: ServiceUser): string {
 }
 
 /** The agents that consume one message type and own (publish) the next. */
-const PIPELINE: Record<'intent' | 'planner' | 'search' | 'responder', { consumes: string; owns: string }> = {
+const PIPELINE: Record<'intent' | 'planner' | 'search' | 'responder', { consumes: MessageType; owns: MessageType }> = {
   intent: { consumes: 'query', owns: 'classification_result' },
   planner: { consumes: 'classification_result', owns: 'execution_plan' },
   search: { consumes: 'execution_plan', owns: 'tool_results' },
@@ -44,33 +48,51 @@ export function servicePermissions(bus: Pick<BusOptions, 'workflowStream' | 'dea
     ],
     subscribe: ['$SRV.>', `chorus.wf.*.status_update.*`],
   };
+  // An agent's own durable consumer: it also deletes it, to replace one made again as something else under its name.
   const durable = (name: string, stream = WF) => [
     `$JS.API.CONSUMER.INFO.${stream}.${name}`,
     `$JS.API.CONSUMER.CREATE.${stream}.${name}`,
     `$JS.API.CONSUMER.CREATE.${stream}.${name}.>`,
     `$JS.API.CONSUMER.DURABLE.CREATE.${stream}.${name}`,
+    `$JS.API.CONSUMER.DELETE.${stream}.${name}`,
     `$JS.API.CONSUMER.MSG.NEXT.${stream}.${name}`,
     `$JS.ACK.${stream}.${name}.>`,
   ];
-  // Ordered consumers (history, KV reads) are ephemeral: created on the stream, named by the server.
-  const readers = (stream: string) => [`$JS.API.CONSUMER.CREATE.${stream}`, `$JS.API.CONSUMER.CREATE.${stream}.>`, `$JS.API.CONSUMER.INFO.${stream}.*`, `$JS.API.CONSUMER.DELETE.${stream}.*`];
+  // Ordered consumers (history, KV reads) are ephemeral, each named by its client, and deleted when done.
+  // NATS matches whole tokens only, so these allow any name: `notDurables` takes the Chorus durables' back.
+  // The unnamed create subject is left out: a config naming an existing consumer there updates it.
+  const readers = (stream: string) => [`$JS.API.CONSUMER.CREATE.${stream}.>`, `$JS.API.CONSUMER.INFO.${stream}.*`, `$JS.API.CONSUMER.DELETE.${stream}.*`];
+  // The agents' and the hub's durables, which a reader's user must not delete, make or change: one made
+  // again as a push consumer of other subjects left its agent pulling from nothing.
+  const wfDurables = [...Object.entries(PIPELINE).map(([name, p]) => durableName(name, p.consumes)), durableName('hub', ALL_MESSAGE_TYPES)];
+  const notDurables = wfDurables.flatMap((name) => [
+    `$JS.API.CONSUMER.CREATE.${WF}.${name}`,
+    `$JS.API.CONSUMER.CREATE.${WF}.${name}.>`,
+    `$JS.API.CONSUMER.DURABLE.CREATE.${WF}.${name}`,
+    `$JS.API.CONSUMER.DELETE.${WF}.${name}`,
+  ]);
   const discovery = { publish: ['chorus.profile.*.search', 'chorus.profile.*.documents'], subscribe: ['chorus.profile.announce'] };
-  const merge = (...parts: Array<Partial<Permissions>>): Permissions => ({
-    publish: [...new Set(parts.flatMap((p) => p.publish ?? []))],
-    subscribe: [...new Set(parts.flatMap((p) => p.subscribe ?? []))],
-  });
+  const merge = (...parts: Array<Partial<Permissions>>): Permissions => {
+    const deny = [...new Set(parts.flatMap((p) => p.publishDeny ?? []))];
+    return {
+      publish: [...new Set(parts.flatMap((p) => p.publish ?? []))],
+      ...(deny.length > 0 ? { publishDeny: deny } : {}),
+      subscribe: [...new Set(parts.flatMap((p) => p.subscribe ?? []))],
+    };
+  };
   // Notices of publishes the stream dropped as duplicates: from whoever publishes workflow envelopes.
   const duplicates = ['chorus.dup.>'];
   // Dead letters: from whichever consumer of the workflow stream rejects an envelope (the agents, the hub).
   const deadLetters = ['chorus.dlq.>'];
   const agent = (name: keyof typeof PIPELINE, extra: Partial<Permissions> = {}) =>
     // The stream's message-get: how a workflow ended, for a backlog after a restart (FinishedWorkflows.lookup).
-    merge(common, { publish: [`chorus.wf.*.${PIPELINE[name].owns}.*`, 'chorus.wf.*.status_update.*', `$JS.API.STREAM.MSG.GET.${WF}`, ...duplicates, ...deadLetters, ...durable(`${name}_${PIPELINE[name].consumes}`)] }, extra);
+    merge(common, { publish: [`chorus.wf.*.${PIPELINE[name].owns}.*`, 'chorus.wf.*.status_update.*', `$JS.API.STREAM.MSG.GET.${WF}`, ...duplicates, ...deadLetters, ...durable(durableName(name, PIPELINE[name].consumes))] }, extra);
   const kvBuckets = [hub.ledgerBucket, 'chorus_leases'];
   const hubStreams = [...streams, hub.ledgerEventsStream, ...kvBuckets.map((b) => `KV_${b}`)];
   const client = merge(common, {
     // Reads of one message by subject (the last query of a workflow id: `ChorusClient.find`).
     publish: ['chorus.wf.*.query.*', 'chorus.wf.*.orchestration_command.*', 'chorus.hub.*', `$JS.API.STREAM.MSG.GET.${WF}`, ...duplicates, ...readers(WF)],
+    publishDeny: notDurables,
     subscribe: ['chorus.wf.>'],
   });
   const users: Record<ServiceUser, Permissions> = {
@@ -113,7 +135,8 @@ export function renderAuthorization(users: Array<{ user: string; password: strin
   const entries = users.map(
     (u) =>
       `    {\n      user: ${JSON.stringify(u.user)}\n      password: ${JSON.stringify(u.password)}\n      permissions: {\n` +
-      `        publish: { allow: ${list(u.permissions.publish)} }\n        subscribe: { allow: ${list(u.permissions.subscribe)} }\n` +
+      `        publish: { allow: ${list(u.permissions.publish)}${u.permissions.publishDeny ? `, deny: ${list(u.permissions.publishDeny)}` : ''} }\n` +
+      `        subscribe: { allow: ${list(u.permissions.subscribe)} }\n` +
       // One process can host several services (two profiles): each answers a `$SRV` request.
       `        allow_responses: { max: 16, expires: "1m" }\n      }\n    }`,
   );
