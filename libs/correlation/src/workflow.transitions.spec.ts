@@ -1,5 +1,7 @@
 import { correlationIdForRetry, createEnvelope, deriveEnvelope, idempotencyKey, newMessageId, type Envelope } from '@chorus/envelope';
-import { applyDeadline, applyDroppedDuplicate, applyEnvelope, MAX_COMMAND_STEPS, MAX_FINISHED_KEYS, queryStreamSeq, recordAnnouncement, retryNotStarted, retryWouldStart, type Transition } from './workflow.transitions';
+import { applyDeadline, applyDroppedDuplicate, applyEnvelope, MAX_FINISHED_KEYS, recordAnnouncement } from './workflow.transitions';
+import { MAX_COMMAND_STEPS, queryStreamSeq, retryNotStarted, retryWouldStart } from './workflow.retry';
+import type { Transition } from './workflow.steps';
 import { toView, type WorkflowRecord } from './workflow.record';
 
 const t0 = new Date('2026-11-30T10:00:00.000Z');

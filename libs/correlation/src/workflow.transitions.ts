@@ -1,8 +1,5 @@
 import {
-  correlationIdForRetry,
   isTerminalStatus,
-  retryBudgetMs,
-  retryRefusal,
   type Envelope,
   type ErrorDetailsShape,
   type MessageType,
@@ -14,12 +11,10 @@ import {
   type WorkflowStatus,
 } from '@chorus/envelope';
 import type { WorkflowRecord } from './workflow.record';
+import { MAX_COMMAND_STEPS, isRetryCommand, isRetryOf, queryStep, retry } from './workflow.retry';
+import { HUB_AGENT, addStep, ownValue, withEntry, type Transition } from './workflow.steps';
 
-/** The hub's own agent name: its status updates are recorded but never applied. */
-export const HUB_AGENT = 'hub';
 
-/** Retry commands a workflow records as steps; later ones are only marked seen (see `retry`). */
-export const MAX_COMMAND_STEPS = 20;
 /**
  * Keys a finished workflow's record holds before later envelopes are only counted (late, or
  * duplicate queries): each adds its key and message id to the record, about 150 bytes, and a client
@@ -27,36 +22,6 @@ export const MAX_COMMAND_STEPS = 20;
  * (a message, 1 MB), after which every write of it failed. A whole workflow records about a dozen.
  */
 export const MAX_FINISHED_KEYS = 200;
-
-/** A status change the hub must announce with a `status_update` envelope. */
-export interface StatusChange {
-  status: WorkflowStatus;
-  previous: WorkflowStatus;
-  reason: string;
-  step: MessageType | null;
-  error: ErrorDetailsShape | null;
-}
-
-export type Effect = 'applied' | 'redelivered' | 'duplicate' | 'late' | 'recorded';
-
-export interface Transition {
-  record: WorkflowRecord;
-  effect: Effect;
-  emits: StatusChange[];
-  /** The workflow the hub must start: the retry this transition recorded (`record.retried_as`). */
-  retry?: RetryStart;
-}
-
-/** The query of a retry: the retried workflow's own request, under the retry's correlation id. */
-export interface RetryStart {
-  correlation_id: string;
-  tenant_id: string;
-  payload: QueryPayload;
-  /** Now plus the retried workflow's time budget (its deadline less its start). */
-  deadline: string;
-  /** The command that asked for it, the query's cause. */
-  command: Envelope;
-}
 
 /** Where the envelope was stored, which tells a redelivery from a re-publish. */
 export interface Delivery {
@@ -232,45 +197,6 @@ export function applyDroppedDuplicate(record: WorkflowRecord, now: Date): Workfl
   return { ...record, duplicates_dropped: record.duplicates_dropped + 1, updated_at: now.toISOString() };
 }
 
-/**
- * A value of `seen` or `times`, whose keys come off the wire (a Nats-Msg-Id can be `constructor` or
- * `__proto__`): own keys only, never what a plain object inherits.
- */
-function ownValue<T>(map: Readonly<Record<string, T>>, key: string): T | undefined {
-  return Object.hasOwn(map, key) ? map[key] : undefined;
-}
-
-/**
- * A copy of `map` with `key` set as an own property, even `__proto__`: spread and a computed key
- * define properties (only the literal `__proto__: v` form sets the prototype), so the JSON the
- * ledger stores keeps it.
- */
-function withEntry<T>(map: Readonly<Record<string, T>>, key: string, value: T): Record<string, T> {
-  return { ...map, [key]: value };
-}
-
-function addStep(record: WorkflowRecord, envelope: Envelope, key: string): void {
-  const finished = envelope.timestamp;
-  const started = (envelope.causation_id && ownValue(record.times, envelope.causation_id)) || finished;
-  record.steps = [
-    ...record.steps,
-    {
-      step: key,
-      agent: envelope.agent,
-      message_type: envelope.message_type,
-      status: envelope.status,
-      message_id: envelope.message_id,
-      causation_id: envelope.causation_id,
-      started_at: started,
-      finished_at: finished,
-      duration_ms: Math.max(0, Date.parse(finished) - Date.parse(started)),
-      attempt: envelope.attempt,
-    },
-  ];
-  if (!record.agents_involved.includes(envelope.agent)) record.agents_involved = [...record.agents_involved, envelope.agent];
-  record.next_steps = [...envelope.next_steps];
-}
-
 function fail(record: WorkflowRecord, envelope: Envelope, now: Date): Transition {
   const details: ErrorDetailsShape = envelope.error_details ?? {
     error_type: 'UNKNOWN',
@@ -293,91 +219,6 @@ function command(record: WorkflowRecord, envelope: Envelope, now: Date): Transit
   }
   // A retry never gets here (see isRetryCommand); the payload's schema allows no other command.
   throw new Error(`unexpected orchestration command '${String(payload.command)}'`);
-}
-
-/**
- * An `orchestration_command` `{command: "retry"}` (with any status but `error`, which reports a
- * failure like any other envelope's).
- */
-export function isRetryCommand(envelope: Envelope): boolean {
-  return envelope.message_type === 'orchestration_command' && envelope.status !== 'error' && (envelope.payload as OrchestrationCommandPayload).command === 'retry';
-}
-
-/**
- * Whether a retry command would start a retry of this workflow now, so the hub must read the query
- * it runs again (the stream sequence of the workflow's own query: {@link queryStreamSeq}).
- */
-export function retryWouldStart(record: WorkflowRecord | null): record is WorkflowRecord {
-  return record !== null && retryRefusal(record) === null && !record.retried_as;
-}
-
-/** Where the stream holds the query this workflow ran (the one the hub recorded), or null. */
-export function queryStreamSeq(record: WorkflowRecord): number | null {
-  const step = queryStep(record);
-  return step ? (ownValue(record.seen, step.step) ?? null) : null;
-}
-
-function queryStep(record: WorkflowRecord): WorkflowRecord['steps'][number] | undefined {
-  return record.steps.find((s) => s.message_type === 'query');
-}
-
-/** A query's `retry_of` counts only from the hub, under the retry id of the workflow it names. */
-function isRetryOf(envelope: Envelope, retryOf: string | null | undefined): retryOf is string {
-  return !!retryOf && envelope.agent === HUB_AGENT && correlationIdForRetry(envelope.tenant_id, retryOf) === envelope.correlation_id;
-}
-
-/**
- * An `orchestration_command` `{command: "retry"}`. A workflow that ended without a complete answer
- * (failed, timed out, cancelled, or completed degraded) is retried once: the hub starts a new
- * workflow, `correlationIdForRetry` of this one, with the same request (`source`: the query this
- * workflow ran, read from the stream) and time budget from now, and records it here as
- * `retried_as`; the retried workflow keeps its own terminal status. Asked again, the same retry
- * stands (nothing new starts). Otherwise the command is refused: recorded as an error
- * (`NOT_RETRYABLE`, or `RETRY_IMPOSSIBLE` when the stream no longer holds the workflow's query), and
- * nothing else changes. Either way it is a step of the audit trail.
- */
-function retry(record: WorkflowRecord, envelope: Envelope, key: string, source: Envelope | null, now: Date): Transition {
-  // A step of the audit trail that leaves what the workflow waits for as it was.
-  const nextSteps = record.next_steps;
-  addStep(record, envelope, key);
-  record.next_steps = nextSteps;
-  if (!record.steps.some((s) => s.message_type === 'query')) {
-    return refuseRetry(record, envelope, 'NOT_RETRYABLE', `the hub has no query recorded for workflow ${record.correlation_id} (unknown, or not started): there is nothing to retry`);
-  }
-  const refusal = retryRefusal(record);
-  if (refusal) return refuseRetry(record, envelope, 'NOT_RETRYABLE', refusal);
-  if (record.retried_as) return { record, effect: 'applied', emits: [] };
-  if (source?.message_type !== 'query' || source.correlation_id !== record.correlation_id || source.tenant_id !== record.tenant_id) {
-    return refuseRetry(record, envelope, 'RETRY_IMPOSSIBLE', `the query of workflow ${record.correlation_id} is no longer in the stream, so it cannot be run again`);
-  }
-  record.retried_as = correlationIdForRetry(record.tenant_id, record.correlation_id);
-  return {
-    record,
-    effect: 'applied',
-    emits: [],
-    retry: {
-      correlation_id: record.retried_as,
-      tenant_id: record.tenant_id,
-      payload: { ...(source.payload as QueryPayload), retry_of: record.correlation_id },
-      deadline: new Date(now.getTime() + retryBudgetMs(record)).toISOString(),
-      command: envelope,
-    },
-  };
-}
-
-/**
- * The retry a transition started, undone because its query could not be published for good (it
- * no longer fits in a message, say): the command stays a step, refused with `RETRY_IMPOSSIBLE`.
- */
-export function retryNotStarted(t: Transition, reason: string): Transition {
-  const command = t.retry?.command;
-  if (!command) return t;
-  return refuseRetry({ ...t.record, retried_as: null }, command, 'RETRY_IMPOSSIBLE', `the retry could not be started: ${reason}`);
-}
-
-function refuseRetry(record: WorkflowRecord, command: Envelope, error_type: string, error_message: string): Transition {
-  const error = { error_type, error_message, retry_possible: false, agent: command.agent, step: 'orchestration_command', at: command.timestamp, message_id: command.message_id };
-  return { record: { ...record, errors: [...record.errors, error] }, effect: 'applied', emits: [] };
 }
 
 /**
