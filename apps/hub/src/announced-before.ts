@@ -1,6 +1,7 @@
 import { readWorkflowHistory, type Bus } from '@chorus/bus';
-import { HUB_AGENT, type StatusChange, type WorkflowRecord } from '@chorus/correlation';
-import { idempotencyKey, parseEnvelope, type Envelope, type StatusUpdatePayload } from '@chorus/envelope';
+import { HUB_AGENT, recordAnnouncement, type StatusChange, type WorkflowRecord } from '@chorus/correlation';
+import { createEnvelope, deriveEnvelope, idempotencyKey, parseEnvelope, type Envelope, type StatusUpdatePayload } from '@chorus/envelope';
+import { unbound, type Logger } from '@chorus/observability';
 
 /** The envelope that caused a change (none for a timeout), and when the stream stored it, if known. */
 export interface Cause {
@@ -55,4 +56,25 @@ export async function announcedBefore(
     }
   }
   return found;
+}
+
+/**
+ * Publishes a `status_update`, caused by the envelope that changed the status (none for a
+ * timeout), and returns the record with the announcement recorded as seen.
+ */
+export async function announce(bus: Bus, record: WorkflowRecord, change: StatusChange, log: Logger, cause?: Envelope): Promise<WorkflowRecord> {
+  const payload: StatusUpdatePayload = {
+    workflow_status: change.status,
+    previous_status: change.previous,
+    step: change.step,
+    reason: change.reason,
+    error: change.error,
+  };
+  const base = { messageType: 'status_update' as const, agent: HUB_AGENT, payload, nextSteps: [] };
+  const update = cause
+    ? deriveEnvelope(cause, base)
+    : createEnvelope({ ...base, correlationId: record.correlation_id, tenantId: record.tenant_id, deadline: record.deadline });
+  const published = await bus.publish(update, { part: change.status, reportDuplicate: false });
+  log.info({ ...unbound(log, { correlation_id: record.correlation_id }), status: change.status, reason: change.reason }, `workflow ${change.status}`);
+  return recordAnnouncement(record, update, { idempotencyKey: published.idempotencyKey, streamSeq: published.seq });
 }

@@ -3,29 +3,20 @@ import {
   applyDeadline,
   applyDroppedDuplicate,
   applyEnvelope,
-  HUB_AGENT,
   isRetryCommand,
   ledgerKey,
   recordAnnouncement,
   retryWouldStart,
   toSummary,
   type Delivery,
-  type StatusChange,
   type Transition,
   type WorkflowRecord,
 } from '@chorus/correlation';
-import {
-  createEnvelope,
-  deriveEnvelope,
-  isTerminalStatus,
-  type DuplicateNotice,
-  type Envelope,
-  type StatusUpdatePayload,
-} from '@chorus/envelope';
-import { unbound, type Logger } from '@chorus/observability';
+import { isTerminalStatus, type DuplicateNotice, type Envelope } from '@chorus/envelope';
+import type { Logger } from '@chorus/observability';
 import { HubNotActiveError, WorkflowNotRecordedYetError } from './hub.errors';
 import { AgentStats, TenantAgentStats } from './agent.stats';
-import { announcedBefore, causeAgeMs, type Cause } from './announced-before';
+import { announce, announcedBefore, causeAgeMs, type Cause } from './announced-before';
 import { DeadlineSweeper, type DeadlineSweeperOptions } from './deadline.sweeper';
 import { KeyedMutex } from './keyed.mutex';
 import { fillRecentIndexPatiently, readTakeoverWindow, type TakeoverTarget } from './ledger.takeover';
@@ -332,7 +323,7 @@ export class HubService {
         for (const change of t.emits) {
           const stored = earlier.get(change.status);
           if (stored) item.log.info({ status: change.status, seq: stored.seq }, 'already announced (by a hub before a takeover, beyond the duplicate window): not again');
-          record = stored ? recordAnnouncement(record, stored.envelope, { idempotencyKey: stored.key, streamSeq: stored.seq }) : await this.announce(record, change, item.log, item.context.cause);
+          record = stored ? recordAnnouncement(record, stored.envelope, { idempotencyKey: stored.key, streamSeq: stored.seq }) : await announce(this.bus, record, change, item.log, item.context.cause);
         }
       };
       await Promise.all([this.recordEvents(key, current === null, t, item.context.eventId, new Set(earlier.keys())), announced()]);
@@ -378,26 +369,5 @@ export class HubService {
     if (t.effect === 'late') events.push(this.events.record('late', tenant, `${key}.late.${eventId}`));
     if (t.retry) events.push(this.events.record('retried', tenant, `${key}.retried`));
     await Promise.all(events);
-  }
-
-  /**
-   * Publishes a `status_update`, caused by the envelope that changed the status (none for a
-   * timeout), and returns the record with the announcement recorded as seen.
-   */
-  private async announce(record: WorkflowRecord, change: StatusChange, log: Logger, cause?: Envelope): Promise<WorkflowRecord> {
-    const payload: StatusUpdatePayload = {
-      workflow_status: change.status,
-      previous_status: change.previous,
-      step: change.step,
-      reason: change.reason,
-      error: change.error,
-    };
-    const base = { messageType: 'status_update' as const, agent: HUB_AGENT, payload, nextSteps: [] };
-    const update = cause
-      ? deriveEnvelope(cause, base)
-      : createEnvelope({ ...base, correlationId: record.correlation_id, tenantId: record.tenant_id, deadline: record.deadline });
-    const published = await this.bus.publish(update, { part: change.status, reportDuplicate: false });
-    log.info({ ...unbound(log, { correlation_id: record.correlation_id }), status: change.status, reason: change.reason }, `workflow ${change.status}`);
-    return recordAnnouncement(record, update, { idempotencyKey: published.idempotencyKey, streamSeq: published.seq });
   }
 }
