@@ -128,13 +128,23 @@ export function rssMiB(pid: number): number {
   return kb / 1024;
 }
 
-/** Parses `--name value` flags with defaults. */
+/**
+ * Parses `--name value` flags with defaults. Where `help` is not one of them, `--help` prints the
+ * options with their defaults and exits 0, and an unknown option is a usage error (exit 2), not a
+ * stack trace; where it is, the caller answers both.
+ */
 export function flags<T extends Record<string, string>>(defaults: T, argv = process.argv.slice(2)): T {
   const out: Record<string, string> = { ...defaults };
+  const known = () => Object.entries(defaults).map(([k, v]) => `--${k}${v ? ` (default ${v})` : ''}`).join(', ');
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (!a.startsWith('--')) continue;
     const key = a.slice(2);
+    if (!('help' in defaults) && (key === 'help' || !(key in defaults))) {
+      if (key === 'help') console.log(`options: ${known()}`);
+      else console.error(`unknown option ${a}; options: ${known()}`);
+      process.exit(key === 'help' ? 0 : 2);
+    }
     if (!(key in defaults)) throw new Error(`unknown option ${a}; known: ${Object.keys(defaults).map((k) => `--${k}`).join(' ')}`);
     const next = argv[i + 1];
     if (next === undefined || next.startsWith('--')) out[key] = 'true';

@@ -109,7 +109,7 @@ export function parseEvalOptions(argv: readonly string[], cwd: string): EvalOpti
     },
     [...argv],
   );
-  if (raw.help === 'true') throw new UsageError(USAGE);
+  if (raw.help === 'true') throw new UsageError(USAGE, true);
   const missing = ['corpus', 'queries', 'qrels', 'out'].filter((k) => !raw[k as keyof typeof raw]);
   if (missing.length > 0) throw new UsageError(`missing ${missing.map((m) => `--${m}`).join(', ')}\n${USAGE}`);
   const path = (p: string) => (isAbsolute(p) ? p : resolve(cwd, p));
@@ -181,4 +181,11 @@ function fusedSecondsCeiling(value: string, target: number): number | null {
 
 export class UsageError extends Error {
   readonly code = 'EVAL_USAGE';
+  /** What `--help` asked for: the usage, on stdout, exit 0. */
+  constructor(
+    message: string,
+    readonly asked = false,
+  ) {
+    super(message);
+  }
 }

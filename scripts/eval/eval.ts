@@ -198,6 +198,10 @@ main().then(
     process.exitCode = code;
   },
   (error: unknown) => {
+    if (error instanceof UsageError && error.asked) {
+      console.log(error.message);
+      return;
+    }
     console.error(error instanceof Error ? (error instanceof UsageError ? error.message : error.stack ?? error.message) : error);
     process.exitCode = error instanceof UsageError ? 2 : 1;
   },

@@ -50,7 +50,7 @@ export function renderDeadLetters(letters: readonly StoredDeadLetter[]): string 
   if (letters.length === 0) return 'no dead letters';
   return letters
     .map((l) => {
-      const head = `${l.dead_lettered_at}  ${l.reason.padEnd(16)}  ${l.subject}  (stream seq ${l.stream_seq}, ${l.deliveries} deliveries)`;
+      const head = `${l.dead_lettered_at}  ${l.reason.padEnd(16)}  ${l.subject}  (stream seq ${l.stream_seq}, ${l.deliveries} ${l.deliveries === 1 ? 'delivery' : 'deliveries'})`;
       const why = l.error ? [`${l.error.error_type}: ${l.error.error_message}`] : l.errors.map((e) => `${e.field}: ${e.messages.join('; ')}`);
       return [head, ...why.slice(0, 5).map((w) => `    ${w}`), ...(why.length > 5 ? [`    (${why.length - 5} more)`] : [])].join('\n');
     })

@@ -108,7 +108,7 @@ export class AgentsController {
       .sort((a, b) => a.name.localeCompare(b.name))
       .map((s) => {
         const requests = s.instances.reduce((a, i) => a + i.requests, 0);
-        const corpora = [...new Set(s.instances.map((i) => `${i.metadata.corpus ?? 'unknown corpus'} (${i.metadata.documents ?? '?'} documents)`))];
+        const corpora = [...new Set(s.instances.map((i) => `${i.metadata.corpus ?? 'unknown corpus'} (${i.metadata.documents ?? '?'} ${i.metadata.documents === '1' ? 'document' : 'documents'})`))];
         const weighted = s.instances.reduce((a, i) => a + (i.average_ms ?? 0) * i.requests, 0);
         return {
           name: s.name,

@@ -140,7 +140,11 @@ export class LeaderLease {
         }
       }
       // Someone holds it: this replica stands by, and says so once.
-      if (!this.saidStandby) this.log.info({ lease: this.options.name, holder: this.holder }, 'lease held by another replica; standing by');
+      if (!this.saidStandby) {
+        // Named apart: this replica's id as `holder` read as if it stood by behind itself.
+        const held = await this.kv.get(this.options.name).catch(() => null);
+        this.log.info({ lease: this.options.name, replica: this.holder, holder: held?.value.holder ?? 'unknown' }, 'lease held by another replica; standing by');
+      }
       this.saidStandby = true;
       return;
     }

@@ -114,6 +114,22 @@ describe('takeover', () => {
     }
   });
 
+  it("LeaderLease - a standby's log line names the replica holding the lease, and its own id apart (it gave its own id as the holder; found by the docs walkthrough)", async () => {
+    const capture = new LogCapture();
+    const standbyLog = createRootLogger({ name: 'standby', level: 'info', destination: capture });
+    const holder = await LeaderLease.open(bus, { bucket: 'test_leases_3s', name: 'named', ttlMs: 3000 }, log);
+    const standby = await LeaderLease.open(bus, { bucket: 'test_leases_3s', name: 'named', ttlMs: 3000 }, standbyLog);
+    try {
+      await holder.start(async () => undefined, async () => undefined);
+      await standby.start(async () => undefined, async () => undefined);
+      const line = await waitFor(() => capture.lines.find((l) => /standing by/.test(String(l.msg))), { what: 'the standby line' });
+      expect({ holder: line.holder, replica: line.replica }).toEqual({ holder: holder.holder, replica: standby.holder });
+    } finally {
+      await standby.stop(async () => undefined);
+      await holder.stop(async () => undefined);
+    }
+  });
+
   it('LeaderLease - a lease stored by a create whose answer timed out is released at the next check, not left to keep everyone out for a TTL (found by review)', async () => {
     const lease = await LeaderLease.open(bus, { bucket: 'test_leases_3s', name: 'unanswered', ttlMs: 3000 }, log);
     // What a create that timed out after the server stored it leaves: the key, held in this replica's name.
