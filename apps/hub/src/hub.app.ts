@@ -68,6 +68,7 @@ export async function startHub(bus: Bus, config: ChorusConfig, parentLog: Logger
     clockSkewMs: config.hub.clockSkewMs,
     retentionMs: config.hub.retentionMs,
     holdsLease: () => lease?.holds ?? false,
+    renewingLease: () => (lease?.isLeader ?? false) && !lease?.holds,
   });
   const queries = new HubQueries(bus, hub, ledger, events, log, config.hub.retentionMs);
   const reads = queries.serveReads();

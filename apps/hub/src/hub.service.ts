@@ -55,6 +55,13 @@ export interface HubServiceOptions extends DeadlineSweeperOptions {
    * write while active. Checked before each batch is applied and again before it is saved.
    */
   holdsLease?: () => boolean;
+  /**
+   * Whether this replica still holds the lease while {@link holdsLease} says it cannot be sure to
+   * (its renewal is late, not refused: LeaderLease.isLeader and not holds). A batch then waits for
+   * the renewal's outcome instead of being handed back: handed back, it came again after the
+   * workflow's next envelopes, which this same hub, renewed a moment later, had applied first.
+   */
+  renewingLease?: () => boolean;
 }
 
 /** What a batch comes to when the lease ran out under it: nothing written, every envelope left for the active hub. */
@@ -105,6 +112,16 @@ export class HubService {
   /** Active, and its lease cannot have run out: only then is the ledger written. */
   private mayWrite(): boolean {
     return this.active && (this.options.holdsLease?.() ?? true);
+  }
+
+  /**
+   * Whether the ledger may be written, once a lease renewal that is late has come through: true
+   * when it did, false when the lease was lost (or this hub stood down) meanwhile. A renewal that
+   * succeeds is revision-checked, so no other replica held the lease in between.
+   */
+  private async mayWriteOnceRenewed(): Promise<boolean> {
+    while (this.active && !this.mayWrite() && (this.options.renewingLease?.() ?? false)) await new Promise((r) => setTimeout(r, 20));
+    return this.mayWrite();
   }
 
   /** Becomes the active hub: rebuilds deadline timers and the recent index from the ledger. */
@@ -234,7 +251,7 @@ export class HubService {
       try {
         const outcomes = await retryTransient(async () => {
           for (let attempt = 1; ; attempt++) {
-            if (!this.mayWrite()) return NOT_ACTIVE;
+            if (!(await this.mayWriteOnceRenewed())) return NOT_ACTIVE;
             const assumeNew = attempt === 1 && this.isFreshQuery(batch[0].context);
             const stored: LedgerEntry | null = await this.ledger.load(tenantId, correlationId, { assumeNew });
             const base = stored?.record ?? null;
@@ -251,7 +268,7 @@ export class HubService {
             if (applied.current === null || applied.current === base) return applied.outcomes;
             // A replica that stalled while applying (its lease ran out meanwhile) must not save over
             // what the active hub, which took over, writes and indexes.
-            if (!this.mayWrite()) return NOT_ACTIVE;
+            if (!(await this.mayWriteOnceRenewed())) return NOT_ACTIVE;
             try {
               await this.persist(stored, applied.current, batch.length, batch[0].log);
               return applied.outcomes;
