@@ -1,5 +1,5 @@
 import type { ArgumentsHost } from '@nestjs/common';
-import { RemoteError } from '@chorus/bus';
+import { NoRespondersError, RemoteError } from '@chorus/bus';
 import { HubSubjects } from '@chorus/envelope';
 import { createRootLogger } from '@chorus/observability';
 import { HttpErrorFilter, repeatedParamErrors } from './http.errors';
@@ -30,6 +30,34 @@ describe('HttpErrorFilter', () => {
       headers: { 'retry-after': '1' },
       body: expect.objectContaining({ statusCode: 503, message: 'the hub is busy: 8 history reads are under way and 64 more wait; try again shortly' }),
     });
+  });
+});
+
+describe('HttpErrorFilter, after the response began', () => {
+  // Found by the failure-under-load exploration: an event stream whose hub read failed while NATS
+  // restarted. The filter set Retry-After on a response already streaming, which threw
+  // ERR_HTTP_HEADERS_SENT out of the filter: Nest called it again with that error, logged at error
+  // level as 'request failed' (a 500), and the stream's real cause was logged nowhere.
+  it('HttpErrorFilter - an error after the response began ends it, logging the error itself, and throws nothing', () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const log = createRootLogger({ name: 'test', level: 'debug', destination: { write: (line: string) => void lines.push(JSON.parse(line)) } as never });
+    let ended = false;
+    const res = {
+      headersSent: true,
+      writableEnded: false,
+      setHeader: () => {
+        throw Object.assign(new Error('Cannot set headers after they are sent to the client'), { code: 'ERR_HTTP_HEADERS_SENT' });
+      },
+      status: () => {
+        throw new Error('status after the response began');
+      },
+      end: () => void (ended = true),
+    };
+    const req = { method: 'GET', originalUrl: '/v1/workflows/x/events' };
+    const host = { switchToHttp: () => ({ getResponse: () => res, getRequest: () => req }) } as unknown as ArgumentsHost;
+    expect(() => new HttpErrorFilter(log).catch(new NoRespondersError('chorus.hub.workflow'), host)).not.toThrow();
+    expect(ended).toBe(true);
+    expect(lines.map((l) => [l.level, l.msg, (l.err as { message?: string } | undefined)?.message])).toEqual([[40, 'request failed after its response began', 'no responders on chorus.hub.workflow']]);
   });
 });
 

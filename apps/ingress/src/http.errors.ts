@@ -122,6 +122,14 @@ export class HttpErrorFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
     const req = host.switchToHttp().getRequest<Request>();
+    // A response already under way (an event stream) takes no status or header: setting one threw
+    // out of this filter, which Nest then called again with that error, and the real one was lost.
+    if (res.headersSent) {
+      const expected = exception instanceof HttpException || isTransient(exception);
+      this.log[expected ? 'warn' : 'error']({ err: exception, method: req.method, url: req.originalUrl }, 'request failed after its response began');
+      if (!res.writableEnded) res.end();
+      return;
+    }
     let body: HttpErrorBody;
     if (exception instanceof HttpException) {
       const r = exception.getResponse();
@@ -169,11 +177,6 @@ export class HttpErrorFilter implements ExceptionFilter {
     } else {
       this.log.error({ err: exception, method: req.method, url: req.originalUrl }, 'request failed');
       body = errorBody(500, 'internal error');
-    }
-    if (res.headersSent) {
-      this.log.warn({ err: exception, method: req.method, url: req.originalUrl }, 'request failed after its response began');
-      if (!res.writableEnded) res.end();
-      return;
     }
     res.status(body.statusCode).json(body);
   }
