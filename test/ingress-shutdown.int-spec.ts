@@ -74,6 +74,14 @@ describe('ingress shutdown', () => {
     const sent = a2aStream(url, 'message/stream', { message });
     const resubscribed = a2aStream(url, 'tasks/resubscribe', { id: followed });
     const blocking = postJson(`${url}/a2a`, { jsonrpc: '2.0', id: 2, method: 'message/send', params: { message: { ...message, messageId: randomUUID() } } });
+    // More open streams than Node's default listener limit (10) on what ends them all: no
+    // MaxListenersExceededWarning, a raw line among the JSON logs (found by the failure-under-load exploration).
+    const more = Array.from({ length: 12 }, () => {
+      let opened!: () => void;
+      const open = new Promise<void>((resolve) => (opened = resolve));
+      return { open, done: readSse(`${url}/v1/workflows/${followed}/events`, {}, 30_000, () => opened()) };
+    });
+    await Promise.all(more.map((m) => m.open));
     const step = await firstStep;
     await Promise.all([sent.first, resubscribed.first]);
     // Every one of them under way: the hub has recorded the wait's workflow and the A2A tasks' too.
@@ -105,6 +113,8 @@ describe('ingress shutdown', () => {
     expect(task.status.state).toBe('working');
     expect(task.status.message.parts[0].text).toMatch(/^this ingress is shutting down: the task goes on; resubscribe/);
     expect(ingress.output()).toMatch(/"msg":"stopped"/);
+    await Promise.all(more.map((m) => m.done));
+    expect(ingress.output()).not.toMatch(/MaxListenersExceededWarning/);
 
     // The workflows go on: the other replica resumes the event stream after the step received.
     const other = await getJson(`${f.url}/v1/workflows/${answer.body.correlation_id}`);

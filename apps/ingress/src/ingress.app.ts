@@ -12,7 +12,7 @@ import { mountA2A } from './a2a/a2a.mount';
 import { dashboardDir, mountDashboard } from './dashboard.static';
 import { ApiKeys } from './tenant.guard';
 import { HttpErrorFilter } from './http.errors';
-import { closeHttpServer, refuseWhileClosing } from './http.shutdown';
+import { closeHttpServer, closingController, refuseWhileClosing } from './http.shutdown';
 import { IngressModule } from './ingress.module';
 import { methodNotAllowed, routeMethods } from './method-not-allowed';
 import { mountOpenApi } from './openapi';
@@ -37,7 +37,7 @@ export async function startIngress(bus: Bus, config: ChorusConfig, parentLog: Lo
     terminalGraceMs: config.workflow.terminalGraceMs,
   });
   // Aborted when the ingress starts closing: long-lived responses end on it (http.shutdown.ts).
-  const closing = new AbortController();
+  const closing = closingController();
   const app = await NestFactory.create<NestExpressApplication>(
     IngressModule.register(bus, client, { maxDeadlineMs: config.workflow.maxDeadlineMs, watchGraceMs: config.workflow.watchGraceMs, apiKeys: config.http.apiKeys, profiles: config.profiles, closing: closing.signal }),
     { bodyParser: false, logger: new PinoNestLogger(log) },
