@@ -357,8 +357,9 @@ export class HubService {
     log.debug({ applied, from: stored?.revision ?? 0, to: saved.revision, steps: record.steps.length }, 'ledger updated');
     this.timeouts.track(record);
     this.recent.upsert(toSummary(saved.record));
-    const newSteps = record.steps.length - (stored?.record.steps.length ?? 0);
-    for (const step of record.steps.slice(record.steps.length - Math.max(0, newSteps))) {
+    // New steps are mostly appended, but one applied after the end it was stored before goes in its place.
+    const had = new Set(stored?.record.steps.map((s) => s.step));
+    for (const step of record.steps.filter((s) => !had.has(s.step))) {
       if (step.message_type === 'query') continue;
       this.agentStats.record(step.agent, step.duration_ms, step.status === 'error');
       this.tenantAgentStats.record(record.tenant_id, step.agent, step.duration_ms, step.status === 'error');

@@ -130,6 +130,39 @@ describe('applyEnvelope', () => {
     expect(late.emits).toEqual([]);
   });
 
+  it('applyEnvelope - envelopes stored before the response but applied after it (handed back by a hub that stalled) are steps in stream order, not late: the record keeps its query, start and degradations, and its status (found by the failure-under-load exploration)', () => {
+    const [q, c, p, t0env, r] = chain();
+    const t = { ...t0env, payload: tools([{ profile: 'trigram', reason: 'timeout', detail: 'slow' }]) } as Envelope;
+    const at = (e: Envelope, s: number) => ({ e, s });
+    const stored = [at(q, 101), at(c, 102), at(p, 103), at(t, 104), at(r, 105)];
+    // The active hub applied the last two first; the stalled one handed the first three back.
+    let record: WorkflowRecord | null = null;
+    const effects: string[] = [];
+    for (const { e, s } of [stored[3], stored[4], stored[0], stored[1], stored[2]]) {
+      const next = apply(record, e, undefined, s);
+      effects.push(next.effect);
+      expect(next.emits.length).toBe(e === r ? 1 : 0);
+      record = next.record;
+    }
+    expect(effects).toEqual(['applied', 'applied', 'applied', 'applied', 'applied']);
+    expect(record!.steps.map((st) => st.message_type)).toEqual(['query', 'classification_result', 'execution_plan', 'tool_results', 'response']);
+    expect(record).toEqual(expect.objectContaining({ status: 'completed', query: 'hello', started_at: q.timestamp, late_envelopes: 0, next_steps: [], degraded: true }));
+    // Stored after the response, it is late as before.
+    const cancel = apply(record, child(q, 'orchestration_command', 'ingress', { command: 'cancel' }), 'cancel', 106);
+    expect({ effect: cancel.effect, late: cancel.record.late_envelopes, steps: cancel.record.steps.length }).toEqual({ effect: 'late', late: 1, steps: 5 });
+  });
+
+  it('applyEnvelope - a step stored before a failure report but applied after it goes before it; a timed-out workflow, which no envelope ended, still counts what comes after as late', () => {
+    const [q, c, p] = chain();
+    const report = child(c, 'status_update', 'planner', { workflow_status: 'failed', step: 'classification_result', reason: 'boom' }, { status: 'error', error_details: { error_type: 'BOOM', error_message: 'it broke', retry_possible: false } });
+    let record = apply(null, q, undefined, 201).record;
+    record = apply(record, report, 'failed-classification_result', 203).record;
+    const backfilled = apply(record, c, undefined, 202);
+    expect({ effect: backfilled.effect, status: backfilled.record.status, steps: backfilled.record.steps.map((st) => st.agent) }).toEqual({ effect: 'applied', status: 'failed', steps: ['ingress', 'intent', 'planner'] });
+    const timedOut = applyDeadline(apply(null, q, undefined, 301).record, new Date(t0.getTime() + 60_000)).record;
+    expect(apply(timedOut, p, undefined, 300).effect).toBe('late');
+  });
+
   it('applyEnvelope - an agent error fails the workflow, naming the agent, the step and the cause', () => {
     const q = query();
     const created = apply(null, q);

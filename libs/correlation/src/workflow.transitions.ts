@@ -118,6 +118,7 @@ export function applyEnvelope(
     return { record: { ...record, duplicates_dropped: record.duplicates_dropped + 1 }, effect: 'duplicate', emits: [] };
   }
   if (isTerminalStatus(record.status)) {
+    if (storedBeforeEnd(base, delivery.streamSeq)) return { record: backfill(record, envelope, delivery), effect: 'applied', emits: [] };
     return { record: { ...record, late_envelopes: record.late_envelopes + 1 }, effect: 'late', emits: [] };
   }
 
@@ -126,10 +127,7 @@ export function applyEnvelope(
 
   switch (envelope.message_type) {
     case 'query': {
-      const payload = envelope.payload as QueryPayload;
-      record.query = payload.query;
-      record.session_id = payload.session_id ?? null;
-      record.retry_of = isRetryOf(envelope, payload.retry_of) ? payload.retry_of : null;
+      takeQuery(record, envelope);
       record.started_at = startedAt(envelope, now);
       record.deadline = envelope.deadline;
       break;
@@ -152,6 +150,48 @@ export function applyEnvelope(
   }
   if (envelope.message_type !== 'query' && record.status === 'pending') record.status = 'running';
   return { record, effect: 'applied', emits: [] };
+}
+
+/**
+ * Whether the stream stored this envelope before the one that ended the workflow (its response, its
+ * first failure report, its cancel; a timeout has none). The hub applies a workflow's envelopes in
+ * stream order, but one handed back by a hub that stalled or lost its lease comes again after later
+ * ones that the active hub applied meanwhile: it is a step of the workflow, not a late envelope.
+ */
+function storedBeforeEnd(record: WorkflowRecord, streamSeq: number): boolean {
+  const ending =
+    record.status === 'completed'
+      ? record.steps.find((s) => s.message_type === 'response' && s.status !== 'error')
+      : record.status === 'failed'
+        ? record.steps.find((s) => s.status === 'error')
+        : record.status === 'cancelled'
+          ? record.steps.find((s) => s.message_type === 'orchestration_command' && s.status !== 'error' && !record.errors.some((e) => e.message_id === s.message_id))
+          : undefined;
+  const endSeq = ending ? ownValue(record.seen, ending.step) : undefined;
+  return endSeq !== undefined && streamSeq < endSeq;
+}
+
+/**
+ * An envelope applied after the end it was stored before: its step goes where the stream holds it,
+ * and what it tells the record (the query, the degradations, an error) is kept; the status, already
+ * announced, stays.
+ */
+function backfill(record: WorkflowRecord, envelope: Envelope, delivery: Delivery): WorkflowRecord {
+  addStep(record, envelope, delivery.idempotencyKey);
+  record.next_steps = [];
+  const added = record.steps[record.steps.length - 1];
+  const before = record.steps.findIndex((s) => s !== added && (ownValue(record.seen, s.step) ?? Infinity) > delivery.streamSeq);
+  if (before !== -1) record.steps = [...record.steps.slice(0, before), added, ...record.steps.slice(before, -1)];
+  if (envelope.status === 'error') recordError(record, envelope);
+  else if (envelope.message_type === 'query') {
+    takeQuery(record, envelope);
+    const t = Date.parse(envelope.timestamp);
+    if (Number.isFinite(t) && t < Date.parse(record.started_at)) record.started_at = envelope.timestamp;
+  } else if (envelope.message_type === 'tool_results' && (envelope.payload as ToolResultsPayload).degraded.length > 0 && !record.degraded) {
+    record.degraded = true;
+    record.degradations = [...(envelope.payload as ToolResultsPayload).degraded];
+  }
+  return record;
 }
 
 /**
@@ -198,6 +238,24 @@ export function applyDroppedDuplicate(record: WorkflowRecord, now: Date): Workfl
 }
 
 function fail(record: WorkflowRecord, envelope: Envelope, now: Date): Transition {
+  const { details, step } = recordError(record, envelope);
+  return finish(record, 'failed', endedAt(record, envelope.timestamp, now), {
+    reason: `${envelope.agent} failed${step ? ` handling ${step}` : ''}: ${details.error_message}`,
+    step,
+    error: details,
+  });
+}
+
+/** What the workflow's query tells its record: the question, the session, what it retries. */
+function takeQuery(record: WorkflowRecord, envelope: Envelope): void {
+  const payload = envelope.payload as QueryPayload;
+  record.query = payload.query;
+  record.session_id = payload.session_id ?? null;
+  record.retry_of = isRetryOf(envelope, payload.retry_of) ? payload.retry_of : null;
+}
+
+/** Adds the failure an envelope reports to the record's errors. */
+function recordError(record: WorkflowRecord, envelope: Envelope): { details: ErrorDetailsShape; step: MessageType | null } {
   const details: ErrorDetailsShape = envelope.error_details ?? {
     error_type: 'UNKNOWN',
     error_message: 'an agent reported an error without details',
@@ -205,11 +263,7 @@ function fail(record: WorkflowRecord, envelope: Envelope, now: Date): Transition
   };
   const step = envelope.message_type === 'status_update' ? ((envelope.payload as StatusUpdatePayload).step ?? null) : envelope.message_type;
   record.errors = [...record.errors, { ...details, agent: envelope.agent, step, at: envelope.timestamp, message_id: envelope.message_id }];
-  return finish(record, 'failed', endedAt(record, envelope.timestamp, now), {
-    reason: `${envelope.agent} failed${step ? ` handling ${step}` : ''}: ${details.error_message}`,
-    step,
-    error: details,
-  });
+  return { details, step };
 }
 
 function command(record: WorkflowRecord, envelope: Envelope, now: Date): Transition {
