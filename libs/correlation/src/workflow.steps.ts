@@ -21,26 +21,34 @@ export function withEntry<T>(map: Readonly<Record<string, T>>, key: string, valu
   return { ...map, [key]: value };
 }
 
-export function addStep(record: WorkflowRecord, envelope: Envelope, key: string): void {
+/**
+ * Adds the envelope's step: after the steps the stream stored before it (`streamSeq`; without it, at
+ * the end). One stored before steps already applied (handed back by a hub that stalled around a
+ * takeover, and applied after later ones) goes in its place, and leaves what the workflow waits for.
+ */
+export function addStep(record: WorkflowRecord, envelope: Envelope, key: string, streamSeq?: number): void {
   const finished = envelope.timestamp;
   const started = (envelope.causation_id && ownValue(record.times, envelope.causation_id)) || finished;
-  record.steps = [
-    ...record.steps,
-    {
-      step: key,
-      agent: envelope.agent,
-      message_type: envelope.message_type,
-      status: envelope.status,
-      message_id: envelope.message_id,
-      causation_id: envelope.causation_id,
-      started_at: started,
-      finished_at: finished,
-      duration_ms: Math.max(0, Date.parse(finished) - Date.parse(started)),
-      attempt: envelope.attempt,
-    },
-  ];
+  const step = {
+    step: key,
+    agent: envelope.agent,
+    message_type: envelope.message_type,
+    status: envelope.status,
+    message_id: envelope.message_id,
+    causation_id: envelope.causation_id,
+    started_at: started,
+    finished_at: finished,
+    duration_ms: Math.max(0, Date.parse(finished) - Date.parse(started)),
+    attempt: envelope.attempt,
+  };
+  const later = streamSeq === undefined ? -1 : record.steps.findIndex((s) => (ownValue(record.seen, s.step) ?? -1) > streamSeq);
+  if (later === -1) {
+    record.steps = [...record.steps, step];
+    record.next_steps = [...envelope.next_steps];
+  } else {
+    record.steps = [...record.steps.slice(0, later), step, ...record.steps.slice(later)];
+  }
   if (!record.agents_involved.includes(envelope.agent)) record.agents_involved = [...record.agents_involved, envelope.agent];
-  record.next_steps = [...envelope.next_steps];
 }
 
 /** A status change the hub must announce with a `status_update` envelope. */

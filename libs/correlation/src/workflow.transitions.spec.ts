@@ -132,7 +132,7 @@ describe('applyEnvelope', () => {
 
   it('applyEnvelope - envelopes stored before the response but applied after it (handed back by a hub that stalled) are steps in stream order, not late: the record keeps its query, start and degradations, and its status (found by the failure-under-load exploration)', () => {
     const [q, c, p, t0env, r] = chain();
-    const t = { ...t0env, payload: tools([{ profile: 'trigram', reason: 'timeout', detail: 'slow' }]) } as Envelope;
+    const t = { ...t0env, payload: tools([{ profile: 'trigram', reason: 'timeout', detail: 'slow' }]) } as unknown as Envelope;
     const at = (e: Envelope, s: number) => ({ e, s });
     const stored = [at(q, 101), at(c, 102), at(p, 103), at(t, 104), at(r, 105)];
     // The active hub applied the last two first; the stalled one handed the first three back.
@@ -150,6 +150,14 @@ describe('applyEnvelope', () => {
     // Stored after the response, it is late as before.
     const cancel = apply(record, child(q, 'orchestration_command', 'ingress', { command: 'cancel' }), 'cancel', 106);
     expect({ effect: cancel.effect, late: cancel.record.late_envelopes, steps: cancel.record.steps.length }).toEqual({ effect: 'late', late: 1, steps: 5 });
+  });
+
+  it('applyEnvelope - on a running workflow too, a step applied after later ones goes where the stream holds it, and leaves what the workflow waits for', () => {
+    const [q, c, p] = chain();
+    let record = apply(null, q, undefined, 401).record;
+    record = apply(record, p, undefined, 403).record;
+    record = apply(record, c, undefined, 402).record;
+    expect({ steps: record.steps.map((st) => st.message_type), next: record.next_steps, status: record.status }).toEqual({ steps: ['query', 'classification_result', 'execution_plan'], next: p.next_steps, status: 'running' });
   });
 
   it('applyEnvelope - a step stored before a failure report but applied after it goes before it; a timed-out workflow, which no envelope ended, still counts what comes after as late', () => {

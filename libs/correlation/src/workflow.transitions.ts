@@ -122,7 +122,7 @@ export function applyEnvelope(
     return { record: { ...record, late_envelopes: record.late_envelopes + 1 }, effect: 'late', emits: [] };
   }
 
-  addStep(record, envelope, delivery.idempotencyKey);
+  addStep(record, envelope, delivery.idempotencyKey, delivery.streamSeq);
   if (envelope.status === 'error') return fail(record, envelope, now);
 
   switch (envelope.message_type) {
@@ -177,11 +177,7 @@ function storedBeforeEnd(record: WorkflowRecord, streamSeq: number): boolean {
  * announced, stays.
  */
 function backfill(record: WorkflowRecord, envelope: Envelope, delivery: Delivery): WorkflowRecord {
-  addStep(record, envelope, delivery.idempotencyKey);
-  record.next_steps = [];
-  const added = record.steps[record.steps.length - 1];
-  const before = record.steps.findIndex((s) => s !== added && (ownValue(record.seen, s.step) ?? Infinity) > delivery.streamSeq);
-  if (before !== -1) record.steps = [...record.steps.slice(0, before), added, ...record.steps.slice(before, -1)];
+  addStep(record, envelope, delivery.idempotencyKey, delivery.streamSeq);
   if (envelope.status === 'error') recordError(record, envelope);
   else if (envelope.message_type === 'query') {
     takeQuery(record, envelope);
