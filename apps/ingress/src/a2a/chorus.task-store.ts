@@ -9,6 +9,12 @@ import type { A2AUser } from './a2a.user';
 import { isListCursor } from '../list-workflows.dto';
 
 const MAX_SNAPSHOTS = 10_000;
+/**
+ * What the snapshots may take together, as JSON characters: a finished task holds its answer and
+ * results (about 6 KB with the default top_k, 60 KB with top_k 100), and 10,000 of them took up to
+ * 600 MB of an ingress that served A2A for an hour. An evicted task is read from its workflow.
+ */
+export const MAX_SNAPSHOT_CHARS = 64 * 1024 * 1024;
 /** Workflows one `ListTasks` page looks at, whatever its filters keep. */
 const MAX_LISTED_ROWS = 500;
 
@@ -30,7 +36,9 @@ const WORKFLOW_STATUSES_OF: ReadonlyMap<TaskState, readonly WorkflowStatus[]> = 
  * `markUnconfirmed`) is read from its workflow again once the ledger shows it finished.
  */
 export class ChorusTaskStore implements TaskStore {
-  private readonly snapshots = new Map<string, Task>();
+  private readonly snapshots = new Map<string, { task: Task; chars: number }>();
+  /** The snapshots' size together (their JSON's length). */
+  private chars = 0;
   /** Keys of snapshots that are not the last word: their executor gave up waiting for the hub. */
   private readonly unconfirmed = new Set<string>();
   /** Keys of tasks this process is starting: the ledger has no record of them to load yet. */
@@ -39,19 +47,40 @@ export class ChorusTaskStore implements TaskStore {
   constructor(
     private readonly client: ChorusClient,
     private readonly log: Logger,
+    private readonly maxChars = MAX_SNAPSHOT_CHARS,
   ) {}
+
+  /** How many snapshots are kept, and their size together (JSON characters). */
+  get kept(): { tasks: number; chars: number } {
+    return { tasks: this.snapshots.size, chars: this.chars };
+  }
+
+  /** Keeps a copy of the task as the newest snapshot, the oldest ones leaving past either bound. */
+  private keep(key: string, task: Task): void {
+    this.forget(key);
+    const copy = structuredClone(task);
+    const chars = jsonLength(copy);
+    this.snapshots.set(key, { task: copy, chars });
+    this.chars += chars;
+    while (this.snapshots.size > MAX_SNAPSHOTS || (this.chars > this.maxChars && this.snapshots.size > 1)) {
+      const oldest = this.snapshots.keys().next().value as string;
+      this.forget(oldest);
+      this.unconfirmed.delete(oldest);
+    }
+  }
+
+  private forget(key: string): void {
+    const had = this.snapshots.get(key);
+    if (!had) return;
+    this.chars -= had.chars;
+    this.snapshots.delete(key);
+  }
 
   async save(task: Task, ctx?: ServerCallContext): Promise<void> {
     const tenant = tenantOf(ctx);
     const key = `${tenant}\u0000${task.id}`;
     this.starting.delete(key);
-    this.snapshots.delete(key);
-    this.snapshots.set(key, structuredClone(task));
-    if (this.snapshots.size > MAX_SNAPSHOTS) {
-      const oldest = this.snapshots.keys().next().value as string;
-      this.snapshots.delete(oldest);
-      this.unconfirmed.delete(oldest);
-    }
+    this.keep(key, task);
     if (task.status?.state === TaskState.TASK_STATE_CANCELED && CORRELATION_ID_PATTERN.test(task.id)) await this.passOnCancel(task, tenant, key);
   }
 
@@ -74,7 +103,7 @@ export class ChorusTaskStore implements TaskStore {
         view = (await ending.done) ?? (await this.client.workflow(task.id, tenant).catch(() => null));
       }
       if (!view || !isTerminalStatus(view.status)) this.unconfirmed.add(key);
-      else if (view.status !== 'cancelled') this.snapshots.set(key, { ...taskOf(view, task.contextId), history: structuredClone(task.history) });
+      else if (view.status !== 'cancelled') this.keep(key, { ...taskOf(view, task.contextId), history: task.history });
     } finally {
       ending.cancel();
     }
@@ -86,13 +115,13 @@ export class ChorusTaskStore implements TaskStore {
     if (typeof taskId !== 'string' || !CORRELATION_ID_PATTERN.test(taskId)) return undefined;
     const tenant = tenantOf(ctx);
     const key = `${tenant}\u0000${taskId}`;
-    const snapshot = this.snapshots.get(key);
+    const snapshot = this.snapshots.get(key)?.task;
     if (snapshot && this.unconfirmed.has(key)) {
       const view = await this.client.workflow(taskId, tenant).catch(() => null);
       if (view && isTerminalStatus(view.status)) {
         // The outcome, in the client's context and with the task's history; the ledger is asked no more.
-        const recovered: Task = { ...taskOf(view, snapshot.contextId), history: structuredClone(snapshot.history) };
-        this.snapshots.set(key, recovered);
+        const recovered: Task = { ...taskOf(view, snapshot.contextId), history: snapshot.history };
+        this.keep(key, recovered);
         this.unconfirmed.delete(key);
         return structuredClone(recovered);
       }
@@ -153,6 +182,15 @@ export class ChorusTaskStore implements TaskStore {
       if (!cursor) break;
     }
     return { tasks, nextPageToken: cursor ?? '', pageSize: wanted, totalSize: tasks.length };
+  }
+}
+
+/** The length of a task's JSON; 0 for one that has none (it is then bounded by the count alone). */
+function jsonLength(task: Task): number {
+  try {
+    return JSON.stringify(task)?.length ?? 0;
+  } catch {
+    return 0;
   }
 }
 
