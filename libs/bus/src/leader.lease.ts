@@ -194,8 +194,43 @@ export class LeaderLease {
     } catch (e) {
       if (this.term !== term) return; // stepped down meanwhile, and released what it held
       if (!isRevisionConflict(e)) throw e;
-      this.stepDown(onLose, 'lease taken over');
+      const reason = await this.winBack(term);
+      if (reason) this.stepDown(onLose, reason);
     }
+  }
+
+  /**
+   * A renewal refused: the lease was taken over, or it expired first (the renewal came late: a
+   * starved process, a long pause). An expired lease that no replica held in between (the lease's
+   * bucket stored nothing after this holder's last renewal: a create gets the very next revision)
+   * is won back at once, with nothing to rebuild. A hub that stepped down instead made itself active
+   * again from scratch (seconds under load), and its lease ran out again meanwhile: it flapped for
+   * as long as the load lasted. Returns why the lease is lost, or null when it is kept.
+   */
+  private async winBack(term: number): Promise<string | null> {
+    const current = await this.kv.get(this.options.name).catch(() => undefined);
+    if (current === undefined) return 'lease renewal refused, and the lease could not be read';
+    if (current?.value.holder === this.holder) {
+      // Stored by a write of this holder's that it did not see answered: released, not stood by behind.
+      await this.release(current.revision);
+      return 'lease renewal refused';
+    }
+    if (current) return 'lease taken over';
+    const sent = Date.now();
+    let revision: number;
+    try {
+      revision = await this.kv.create(this.options.name, { holder: this.holder, since: new Date().toISOString() });
+    } catch {
+      return 'lease expired, and another replica took it';
+    }
+    if (this.term !== term || revision !== this.revision + 1) {
+      await this.release(revision);
+      return 'lease expired, and another replica held it meanwhile';
+    }
+    this.log.warn({ lease: this.options.name, late_ms: sent - this.validUntil }, 'lease expired before its renewal; won back at once (no other replica held it meanwhile)');
+    this.revision = revision;
+    this.validUntil = sent + this.options.ttlMs;
+    return null;
   }
 
   private stepDown(onLose: () => Promise<void>, reason: string): void {

@@ -130,6 +130,46 @@ describe('takeover', () => {
     }
   });
 
+  it('LeaderLease - a holder whose renewal comes after its lease expired, no other replica having held it, wins it back at once instead of stepping down (a hub that stepped down rebuilt its state for seconds under load and lost the lease again: found by the soak exploration)', async () => {
+    const capture = new LogCapture();
+    const lease = await LeaderLease.open(bus, { bucket: 'test_leases_expiry', name: 'starved', ttlMs: 1000 }, createRootLogger({ name: 'starved', level: 'info', destination: capture }));
+    let lost = 0;
+    try {
+      await lease.start(async () => undefined, async () => void (lost += 1));
+      // A starved process: nothing runs for three lease times, and the server lets the lease expire.
+      const until = Date.now() + 3000;
+      while (Date.now() < until);
+      await waitFor(() => capture.lines.some((l) => /won back at once/.test(String(l.msg))), { what: 'the lease won back', timeoutMs: 5000 });
+      await new Promise((r) => setTimeout(r, 500));
+      expect({ lost, holds: lease.holds }).toEqual({ lost: 0, holds: true });
+    } finally {
+      await lease.stop(async () => undefined);
+    }
+  });
+
+  it('LeaderLease - a holder whose lease expired while another replica held it and let it go steps down: what it knew may be stale', async () => {
+    const holder = await LeaderLease.open(bus, { bucket: 'test_leases_expiry', name: 'between', ttlMs: 1000 }, log);
+    const other = await LeaderLease.open(bus, { bucket: 'test_leases_expiry', name: 'between', ttlMs: 1000 }, log);
+    let lost = 0;
+    try {
+      await holder.start(async () => undefined, async () => void (lost += 1));
+      // The holder stalls (its renewals stop) while the other replica takes the lease and lets it go.
+      const paused = holder as unknown as { timer?: NodeJS.Timeout; renew(onLose: () => Promise<void>): Promise<void> };
+      clearTimeout(paused.timer);
+      await waitFor(async () => {
+        await other.start(async () => undefined, async () => undefined);
+        return other.isLeader || undefined;
+      }, { what: 'the other replica leading', timeoutMs: 10_000 });
+      await other.stop(async () => undefined);
+      await paused.renew(async () => void (lost += 1));
+      await waitFor(() => lost === 1 || undefined, { what: 'the holder stepping down' });
+      expect(holder.isLeader).toBe(false);
+    } finally {
+      await other.stop(async () => undefined);
+      await holder.stop(async () => undefined);
+    }
+  });
+
   it('LeaderLease - a lease stored by a create whose answer timed out is released at the next check, not left to keep everyone out for a TTL (found by review)', async () => {
     const lease = await LeaderLease.open(bus, { bucket: 'test_leases_3s', name: 'unanswered', ttlMs: 3000 }, log);
     // What a create that timed out after the server stored it leaves: the key, held in this replica's name.
