@@ -21,16 +21,21 @@ const IDLE_SWEEP_MS = 100;
  */
 export const SSE_SHUTDOWN_COMMENT = ': shutting down: reconnect with Last-Event-ID to resume\n\n';
 
+/** Long-lived requests (event streams, waits) open at once past which Node warns of a possible leak. */
+const MAX_OPEN_LONG_REQUESTS = 100_000;
+
 /**
- * What aborts when the ingress starts closing. Every open event stream and wait listens on it, so it
- * takes any number of listeners (past 10, Node printed a MaxListenersExceededWarning, a raw line
- * among the JSON logs: no leak, each leaves with its request).
+ * What aborts when the ingress starts closing. Every open event stream and wait listens on it, each
+ * until its request ends, so it takes as many listeners as requests can be open (past Node's default
+ * of 10, it printed a MaxListenersExceededWarning, a raw line among the JSON logs); a count past this
+ * one is worth the warning.
  */
 export function closingController(): AbortController {
   const closing = new AbortController();
-  setMaxListeners(0, closing.signal);
+  setMaxListeners(MAX_OPEN_LONG_REQUESTS, closing.signal);
   return closing;
 }
+
 
 /**
  * A signal aborted when `source` emits `close` (its response sent, or its client gone) or when the

@@ -208,20 +208,24 @@ export class LeaderLease {
    * as long as the load lasted. Returns why the lease is lost, or null when it is kept.
    */
   private async winBack(term: number): Promise<string | null> {
-    const current = await this.kv.get(this.options.name).catch(() => undefined);
+    // Read through the stream's leader: a replica that has not expired the key yet still shows this
+    // holder's last renewal, which the leader refused.
+    const current = await this.kv.latest(this.options.name).catch(() => undefined);
     if (current === undefined) return 'lease renewal refused, and the lease could not be read';
-    if (current?.value.holder === this.holder) {
+    if (current && current.revision !== this.revision) {
+      if (current.value.holder !== this.holder) return 'lease taken over';
       // Stored by a write of this holder's that it did not see answered: released, not stood by behind.
       await this.release(current.revision);
       return 'lease renewal refused';
     }
-    if (current) return 'lease taken over';
     const sent = Date.now();
     let revision: number;
     try {
       revision = await this.kv.create(this.options.name, { holder: this.holder, since: new Date().toISOString() });
-    } catch {
-      return 'lease expired, and another replica took it';
+    } catch (e) {
+      // Unanswered, it may be stored all the same: the next try to acquire looks (tryAcquire).
+      if (!isRevisionConflict(e)) this.createUnanswered = true;
+      return 'lease expired, and could not be won back';
     }
     if (this.term !== term || revision !== this.revision + 1) {
       await this.release(revision);
@@ -232,6 +236,7 @@ export class LeaderLease {
     this.validUntil = sent + this.options.ttlMs;
     return null;
   }
+
 
   private stepDown(onLose: () => Promise<void>, reason: string): void {
     this.term += 1;

@@ -160,6 +160,16 @@ describe('applyEnvelope', () => {
     expect({ steps: record.steps.map((st) => st.message_type), next: record.next_steps, status: record.status }).toEqual({ steps: ['query', 'classification_result', 'execution_plan'], next: p.next_steps, status: 'running' });
   });
 
+  it("applyEnvelope - results applied after newer ones of the same workflow (out of order) do not replace the newer ones' degradations (found by review)", () => {
+    const [q, , p] = chain();
+    const older = child(p, 'tool_results', 'search', tools([{ profile: 'trigram', reason: 'timeout', detail: 'slow' }]));
+    const newer = child(p, 'tool_results', 'search', tools(), { attempt: 2 });
+    let record = apply(null, q, undefined, 501).record;
+    record = apply(record, newer, 'attempt-2', 503).record;
+    record = apply(record, older, undefined, 502).record;
+    expect({ degraded: record.degraded, degradations: record.degradations, steps: record.steps.map((st) => st.attempt) }).toEqual({ degraded: false, degradations: [], steps: [1, 1, 2] });
+  });
+
   it('applyEnvelope - a step stored before a failure report but applied after it goes before it; a timed-out workflow, which no envelope ended, still counts what comes after as late', () => {
     const [q, c, p] = chain();
     const report = child(c, 'status_update', 'planner', { workflow_status: 'failed', step: 'classification_result', reason: 'boom' }, { status: 'error', error_details: { error_type: 'BOOM', error_message: 'it broke', retry_possible: false } });

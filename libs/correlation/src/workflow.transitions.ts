@@ -134,7 +134,7 @@ export function applyEnvelope(
     }
     case 'tool_results': {
       const payload = envelope.payload as ToolResultsPayload;
-      if (payload.degraded.length > 0) {
+      if (payload.degraded.length > 0 && latestResults(record, delivery.idempotencyKey)) {
         record.degraded = true;
         record.degradations = [...payload.degraded];
       }
@@ -183,7 +183,7 @@ function backfill(record: WorkflowRecord, envelope: Envelope, delivery: Delivery
     takeQuery(record, envelope);
     const t = Date.parse(envelope.timestamp);
     if (Number.isFinite(t) && t < Date.parse(record.started_at)) record.started_at = envelope.timestamp;
-  } else if (envelope.message_type === 'tool_results' && (envelope.payload as ToolResultsPayload).degraded.length > 0 && !record.degraded) {
+  } else if (envelope.message_type === 'tool_results' && (envelope.payload as ToolResultsPayload).degraded.length > 0 && latestResults(record, delivery.idempotencyKey)) {
     record.degraded = true;
     record.degradations = [...(envelope.payload as ToolResultsPayload).degraded];
   }
@@ -240,6 +240,11 @@ function fail(record: WorkflowRecord, envelope: Envelope, now: Date): Transition
     step,
     error: details,
   });
+}
+
+/** Whether the step of `key` holds the workflow's latest results (in stream order): older ones, applied after, say nothing of its degradations. */
+function latestResults(record: WorkflowRecord, key: string): boolean {
+  return record.steps.filter((s) => s.message_type === 'tool_results').at(-1)?.step === key;
 }
 
 /** What the workflow's query tells its record: the question, the session, what it retries. */

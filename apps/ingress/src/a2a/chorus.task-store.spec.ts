@@ -30,4 +30,13 @@ describe('ChorusTaskStore', () => {
     await store.save(task(199, 2_000));
     expect(store.kept).toEqual(kept);
   });
+
+  it('ChorusTaskStore - a task marked unconfirmed after its snapshot was evicted leaves nothing behind (its key stayed for good; found by review)', async () => {
+    const client = { workflow: async () => null } as unknown as ChorusClient;
+    const store = new ChorusTaskStore(client, log, 10_000);
+    for (let i = 0; i < 20; i++) await store.save(task(i, 2_000));
+    store.markUnconfirmed(task(0, 0).id, 'default');
+    store.markUnconfirmed(task(19, 0).id, 'default');
+    expect((store as unknown as { unconfirmed: Set<string> }).unconfirmed.size).toBe(1);
+  });
 });

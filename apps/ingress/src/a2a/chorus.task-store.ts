@@ -102,7 +102,9 @@ export class ChorusTaskStore implements TaskStore {
         // The end announced, or (announced before the subscription, or not within the grace) as the ledger has it now.
         view = (await ending.done) ?? (await this.client.workflow(task.id, tenant).catch(() => null));
       }
-      if (!view || !isTerminalStatus(view.status)) this.unconfirmed.add(key);
+      if (!view || !isTerminalStatus(view.status)) {
+        if (this.snapshots.has(key)) this.unconfirmed.add(key);
+      }
       else if (view.status !== 'cancelled') this.keep(key, { ...taskOf(view, task.contextId), history: task.history });
     } finally {
       ending.cancel();
@@ -146,7 +148,9 @@ export class ChorusTaskStore implements TaskStore {
    * it asks the ledger first, so `tasks/get` shows the outcome once the hub has recorded it.
    */
   markUnconfirmed(taskId: string, tenant: string): void {
-    this.unconfirmed.add(`${tenant}\u0000${taskId}`);
+    // A task with no snapshot (evicted) is read from its workflow anyway; its key would stay here for good.
+    const key = `${tenant}\u0000${taskId}`;
+    if (this.snapshots.has(key)) this.unconfirmed.add(key);
   }
 
   /**
