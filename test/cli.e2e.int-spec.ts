@@ -221,7 +221,7 @@ describe('chorus CLI, end to end', () => {
     expect(letters[1].errors.map((e) => e.field)).toEqual(expect.arrayContaining(['message_id', 'tenant_id', 'payload']));
     const acme = await chorus(f, 'dead-letters', '--tenant', 'acme');
     expect(acme.code).toBe(0);
-    expect(acme.stdout).toMatch(/^\S+Z {2}invalid_envelope {2}chorus\.wf\.acme\.query\.dl-cli-1 {2}\(stream seq \d+, 1 deliveries\)\n {4}\S+: /);
+    expect(acme.stdout).toMatch(/^\S+Z {2}invalid_envelope {2}chorus\.wf\.acme\.query\.dl-cli-1 {2}\(stream seq \d+, 1 delivery\)\n {4}\S+: /);
     expect(acme.stdout).not.toMatch(/globex/);
     expect((await chorus(f, 'dead-letters', '--tenant', 'nobody')).stdout).toBe('no dead letters\n');
   });

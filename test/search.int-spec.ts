@@ -110,7 +110,7 @@ describe('search fan-out and profile discovery', () => {
     try {
       type Profiles = { profiles: Array<{ name: string; instances: number; warnings: string[] }> };
       const bm25 = await waitFor(async () => ((await getJson(`${f.url}/v1/agents`)).body as Profiles).profiles.find((p) => p.name === 'bm25' && p.instances === 2));
-      expect(bm25.warnings).toEqual([expect.stringMatching(new RegExp(`^its instances search different corpora, so one query gets different answers: .*${corpusPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(1 documents\\)`))]);
+      expect(bm25.warnings).toEqual([expect.stringMatching(new RegExp(`^its instances search different corpora, so one query gets different answers: .*${corpusPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(1 document\\)`))]);
     } finally {
       await other.close();
       rmSync(dir, { recursive: true, force: true });
