@@ -132,14 +132,9 @@ export function applyEnvelope(
       record.deadline = envelope.deadline;
       break;
     }
-    case 'tool_results': {
-      const payload = envelope.payload as ToolResultsPayload;
-      if (payload.degraded.length > 0 && latestResults(record, delivery.idempotencyKey)) {
-        record.degraded = true;
-        record.degradations = [...payload.degraded];
-      }
+    case 'tool_results':
+      takeDegradations(record, envelope, delivery.idempotencyKey);
       break;
-    }
     case 'response':
       record.result = envelope.payload as ResponsePayload;
       return finish(record, 'completed', endedAt(record, envelope.timestamp, now), { reason: 'response published', step: 'response' });
@@ -183,10 +178,7 @@ function backfill(record: WorkflowRecord, envelope: Envelope, delivery: Delivery
     takeQuery(record, envelope);
     const t = Date.parse(envelope.timestamp);
     if (Number.isFinite(t) && t < Date.parse(record.started_at)) record.started_at = envelope.timestamp;
-  } else if (envelope.message_type === 'tool_results' && (envelope.payload as ToolResultsPayload).degraded.length > 0 && latestResults(record, delivery.idempotencyKey)) {
-    record.degraded = true;
-    record.degradations = [...(envelope.payload as ToolResultsPayload).degraded];
-  }
+  } else if (envelope.message_type === 'tool_results') takeDegradations(record, envelope, delivery.idempotencyKey);
   return record;
 }
 
@@ -242,9 +234,15 @@ function fail(record: WorkflowRecord, envelope: Envelope, now: Date): Transition
   });
 }
 
-/** Whether the step of `key` holds the workflow's latest results (in stream order): older ones, applied after, say nothing of its degradations. */
-function latestResults(record: WorkflowRecord, key: string): boolean {
-  return record.steps.filter((s) => s.message_type === 'tool_results').at(-1)?.step === key;
+/**
+ * What degraded results tell the record: the lenses they lost. Only the workflow's latest results (in
+ * stream order, `key` its step) say it: older ones, applied after, say nothing.
+ */
+function takeDegradations(record: WorkflowRecord, envelope: Envelope, key: string): void {
+  const { degraded } = envelope.payload as ToolResultsPayload;
+  if (degraded.length === 0 || record.steps.filter((s) => s.message_type === 'tool_results').at(-1)?.step !== key) return;
+  record.degraded = true;
+  record.degradations = [...degraded];
 }
 
 /** What the workflow's query tells its record: the question, the session, what it retries. */
