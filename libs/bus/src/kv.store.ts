@@ -109,7 +109,6 @@ export class KeyValueStore<T> {
     return out;
   }
 
-  /** Every live entry whose key matches `filter`, streamed from one ordered consumer. */
   /**
    * When the bucket's oldest and newest stored values were written, and their revisions (null for
    * an empty bucket). With `history: 1` every stored value is a key's latest.
@@ -121,10 +120,19 @@ export class KeyValueStore<T> {
   }
 
   /**
-   * The live values, in the order they were last written; with `since`, only those written at or
-   * after it (a key written several times in the window may appear once per stored revision, the
-   * latest last); with `fromRevision` / `beforeRevision`, only the revisions in between (a range of
-   * n revisions holds at most n values, whatever its time span).
+   * When the bucket (its stream) was made. A bucket deleted and made again under the same name
+   * numbers its revisions from 1 again: a revision read before means nothing in it.
+   */
+  async createdAt(): Promise<string> {
+    return (await this.jsm.streams.info(`KV_${this.bucket}`)).created;
+  }
+
+  /**
+   * Every live entry whose key matches `filter`, streamed from one ordered consumer, in the order
+   * they were last written; with `since`, only those written at or after it (a key written several
+   * times in the window may appear once per stored revision, the latest last); with `fromRevision` /
+   * `beforeRevision`, only the revisions in between (a range of n revisions holds at most n values,
+   * whatever its time span).
    */
   async *entries(filter = '>', options: { since?: Date; fromRevision?: number; beforeRevision?: number } = {}): AsyncGenerator<{ key: string } & StoredValue<T>> {
     const prefix = `$KV.${this.bucket}.`;

@@ -43,6 +43,8 @@ export class LeaderLease {
   private notBefore = 0;
   /** The last try to create the lease got no answer (it may have been stored all the same). */
   private createUnanswered = false;
+  /** When the lease's bucket was made, as read when this holder won the lease (unknown if that read failed). */
+  private bucketCreated?: string;
 
   private constructor(
     private readonly kv: KeyValueStore<LeaseValue>,
@@ -124,6 +126,7 @@ export class LeaderLease {
       this.revision = await this.kv.create(this.options.name, { holder: this.holder, since: new Date().toISOString() });
       this.validUntil = sent + this.options.ttlMs;
       this.createUnanswered = false;
+      this.bucketCreated = await this.kv.createdAt().catch(() => undefined);
     } catch (e) {
       if (!isRevisionConflict(e)) {
         this.createUnanswered = true;
@@ -208,6 +211,10 @@ export class LeaderLease {
    * as long as the load lasted. Returns why the lease is lost, or null when it is kept.
    */
   private async winBack(term: number): Promise<string | null> {
+    // Revisions count from 1 again in a bucket deleted and made again while this holder stalled:
+    // another replica may have held the lease there up to this holder's revision and let it expire.
+    const created = await this.kv.createdAt().catch(() => undefined);
+    if (created === undefined || created !== this.bucketCreated) return 'lease renewal refused, and its bucket was made again meanwhile (or could not be read)';
     // Read through the stream's leader: a replica that has not expired the key yet still shows this
     // holder's last renewal, which the leader refused.
     const current = await this.kv.latest(this.options.name).catch(() => undefined);
@@ -236,7 +243,6 @@ export class LeaderLease {
     this.validUntil = sent + this.options.ttlMs;
     return null;
   }
-
 
   private stepDown(onLose: () => Promise<void>, reason: string): void {
     this.term += 1;

@@ -170,6 +170,30 @@ describe('takeover', () => {
     }
   });
 
+  it('LeaderLease - a holder whose lease bucket was deleted and made again while it stalled does not win back a lease another replica held there: the new bucket counts revisions from 1 again (found by review)', async () => {
+    const bucket = 'test_leases_remade';
+    const holder = await LeaderLease.open(bus, { bucket, name: 'remade', ttlMs: 1000 }, log);
+    let lost = 0;
+    try {
+      await holder.start(async () => undefined, async () => void (lost += 1));
+      const paused = holder as unknown as { timer?: NodeJS.Timeout; revision: number; renew(onLose: () => Promise<void>): Promise<void> };
+      clearTimeout(paused.timer);
+      // The bucket is deleted and made again; another replica holds the lease there until its
+      // revision is the stalled holder's, and lets it expire.
+      await bus.jsm.streams.delete(`KV_${bucket}`);
+      const remade = await KeyValueStore.open<{ holder: string; since: string }>(bus, bucket, { history: 1, ttlMs: 1000 });
+      let revision = await remade.create('remade', { holder: 'another', since: new Date().toISOString() });
+      while (revision < paused.revision) revision = await remade.update('remade', { holder: 'another', since: new Date().toISOString() }, revision);
+      expect(revision).toBe(paused.revision);
+      await waitFor(async () => (await remade.latest('remade')) === null || undefined, { what: 'the other replica\'s lease expiring', timeoutMs: 5000 });
+      await paused.renew(async () => void (lost += 1));
+      await waitFor(() => lost === 1 || undefined, { what: 'the holder stepping down' });
+      expect(holder.isLeader).toBe(false);
+    } finally {
+      await holder.stop(async () => undefined);
+    }
+  });
+
   it('LeaderLease - a lease stored by a create whose answer timed out is released at the next check, not left to keep everyone out for a TTL (found by review)', async () => {
     const lease = await LeaderLease.open(bus, { bucket: 'test_leases_3s', name: 'unanswered', ttlMs: 3000 }, log);
     // What a create that timed out after the server stored it leaves: the key, held in this replica's name.
