@@ -77,6 +77,18 @@ export function retry(record: WorkflowRecord, envelope: Envelope, key: string, s
 }
 
 /**
+ * A retry command the stream stored before the envelope that ended its workflow, applied after that
+ * end (handed back by a hub that stalled around a takeover): judged as the workflow was when it was
+ * asked, still running, so refused, as the hub would have refused it in its turn; its step goes
+ * where the stream holds it. Judged by the end instead, it could start a retry nobody could have got.
+ */
+export function retryAskedBeforeEnd(record: WorkflowRecord, envelope: Envelope, key: string, streamSeq: number): Transition {
+  addStep(record, envelope, key, streamSeq);
+  const refusal = retryRefusal({ ...record, status: 'running' }) ?? 'the workflow had not ended';
+  return refuseRetry(record, envelope, 'NOT_RETRYABLE', `${refusal}; asked before it ended`);
+}
+
+/**
  * The retry a transition started, undone because its query could not be published for good (it
  * no longer fits in a message, say): the command stays a step, refused with `RETRY_IMPOSSIBLE`.
  */

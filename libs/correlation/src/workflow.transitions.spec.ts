@@ -375,6 +375,23 @@ describe('applyEnvelope - retry command', () => {
     expect(t.record.late_envelopes).toBe(0);
   });
 
+  it('applyEnvelope - a retry stored before the failure that ended its workflow, applied after it (handed back by a stalled hub), is refused as asked of a running workflow, its step in stream order', () => {
+    const q = query();
+    const running = apply(apply(null, q, undefined, 5000).record, child(q, 'classification_result', 'intent', {}), undefined, 5001).record;
+    const failure = { ...child(q, 'execution_plan', 'planner', {}), status: 'error' as const, error_details: { error_type: 'BOOM', error_message: 'it broke', retry_possible: false } };
+    const failed = apply(running, failure, undefined, 5003).record;
+    expect(failed.status).toBe('failed');
+    const command = retryCommand(q);
+    const t = retry(failed, command, q, 5002);
+    expect(t.retry).toBeUndefined();
+    expect(t.record.retried_as).toBeNull();
+    expect(t.record.status).toBe('failed');
+    expect(t.record.errors.at(-1)).toEqual(expect.objectContaining({ error_type: 'NOT_RETRYABLE', message_id: command.message_id, error_message: expect.stringMatching(/is running: only a workflow that has ended can be retried.*asked before it ended/) }));
+    expect(t.record.steps.map((s) => s.message_type)).toEqual(['query', 'classification_result', 'orchestration_command', 'execution_plan']);
+    // Stored after the end, the same command starts the retry.
+    expect(retry(failed, retryCommand(q), q, 5004).retry).toBeDefined();
+  });
+
   it('queryStreamSeq - where the stream holds the query the workflow ran; none for a workflow whose query the hub has not seen', () => {
     const q = query();
     const created = applyEnvelope(null, q, { idempotencyKey: idempotencyKey(q.correlation_id, 'query', 'ingress'), streamSeq: 4242 }, t0).record;

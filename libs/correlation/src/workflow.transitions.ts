@@ -11,7 +11,7 @@ import {
   type WorkflowStatus,
 } from '@chorus/envelope';
 import type { WorkflowRecord } from './workflow.record';
-import { MAX_COMMAND_STEPS, isRetryCommand, isRetryOf, queryStep, retry } from './workflow.retry';
+import { MAX_COMMAND_STEPS, isRetryCommand, isRetryOf, queryStep, retry, retryAskedBeforeEnd } from './workflow.retry';
 import { HUB_AGENT, addStep, ownValue, withEntry, type Transition } from './workflow.steps';
 
 
@@ -109,7 +109,10 @@ export function applyEnvelope(
   };
   const isOwnUpdate = envelope.agent === HUB_AGENT && envelope.message_type === 'status_update';
   if (isOwnUpdate) return { record, effect: 'recorded', emits: [] };
-  if (isRetryCommand(envelope)) return retry(record, envelope, delivery.idempotencyKey, context.retrySource ?? null, now);
+  if (isRetryCommand(envelope)) {
+    if (isTerminalStatus(base.status) && storedBeforeEnd(base, delivery.streamSeq)) return retryAskedBeforeEnd(record, envelope, delivery.idempotencyKey, delivery.streamSeq);
+    return retry(record, envelope, delivery.idempotencyKey, context.retrySource ?? null, now);
+  }
   // A workflow runs one query. Another one under another key is the same submission from a second
   // client at the same moment (a keyed or session-named query from the CLI and the HTTP ingress:
   // one workflow id, each under its own agent's key, both checked before either was stored). Its
