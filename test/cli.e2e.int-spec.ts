@@ -106,6 +106,22 @@ describe('chorus CLI, end to end', () => {
     expect(w.stdout).toMatch(/^status: completed/m);
   });
 
+  it('chorus query, status, list, watch - what clients sent cannot drive the terminal: escape sequences, control and bidirectional characters are shown escaped, line breaks as \\n; --json keeps the value', async () => {
+    const hostile = 'duplicates \u001b[2J\u001b]0;pwned\u0007 \u202egnp.exe\u009b\nstatus: completed';
+    const shown = 'duplicates \\u001b[2J\\u001b]0;pwned\\u0007 \\u202egnp.exe\\u009b\\nstatus: completed';
+    const q = await chorus(f, 'query', hostile, '--wait');
+    expect(q.code).toBe(0);
+    const id = /^correlation_id: (\S+)$/m.exec(q.stdout)![1];
+    expect(q.stdout).toContain(`query: ${shown}`);
+    for (const args of [['status', id], ['list'], ['watch', id], ['history', id]]) {
+      const r = await chorus(f, ...args);
+      expect({ args, code: r.code, raw: /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/.test(r.stdout + r.stderr) }).toEqual({ args, code: 0, raw: false });
+    }
+    expect((await chorus(f, 'list')).stdout).toContain(`${id}  completed`);
+    const json = await chorus(f, 'status', id, '--json');
+    expect(JSON.parse(json.stdout).query).toBe(hostile);
+  });
+
   it('chorus list and cancel - recent workflows; a running one is cancelled, a finished one cannot be', async () => {
     await chorus(f, 'query', 'something to list', '--wait');
     const list = await chorus(f, 'list', '--json', '--status', 'completed');

@@ -2,6 +2,7 @@ import { watchWorkflow, type Bus, type ChorusClient } from '@chorus/bus';
 import { ChorusError, type Envelope, type WorkflowView } from '@chorus/envelope';
 import { CliErrorTypes } from './cli.failure';
 import { renderWorkflow } from './cli.render';
+import { oneLine } from './terminal-text';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
@@ -52,7 +53,7 @@ export async function watch(bus: Bus, client: ChorusClient, view: WorkflowView, 
 
 function describe(e: Envelope, started: number): string {
   const at = `+${Math.max(0, Date.parse(e.timestamp) - started)} ms`.padEnd(10);
-  const what = detail(e);
+  const what = oneLine(detail(e));
   return `  ${at} ${e.message_type.padEnd(22)} ${e.agent.padEnd(10)} ${e.status.padEnd(8)}${what ? ` ${what}` : ''}`;
 }
 
