@@ -32,7 +32,7 @@ export function renderWorkflow(w: WorkflowView): string {
 export function renderHistory(h: HistoryReply): string {
   return h.envelopes
     .map((e) => {
-      const env = e as { timestamp?: string; message_type?: string; agent?: string; status?: string; message_id?: string; causation_id?: string | null };
+      const env = (typeof e === 'object' && e !== null ? e : {}) as { timestamp?: string; message_type?: string; agent?: string; status?: string; message_id?: string; causation_id?: string | null };
       return `${env.timestamp ?? '?'}  ${String(env.message_type).padEnd(22)} ${String(env.agent).padEnd(10)} ${String(env.status).padEnd(8)} ${env.message_id} <- ${env.causation_id ?? '-'}`;
     })
     .join('\n');
@@ -51,8 +51,17 @@ export function renderDeadLetters(letters: readonly StoredDeadLetter[]): string 
   if (letters.length === 0) return 'no dead letters';
   return letters
     .map((l) => {
-      const head = `${l.dead_lettered_at}  ${l.reason.padEnd(16)}  ${l.subject}  (stream seq ${l.stream_seq}, ${l.deliveries} ${l.deliveries === 1 ? 'delivery' : 'deliveries'})`;
-      const why = l.error ? [`${l.error.error_type}: ${oneLine(l.error.error_message)}`] : l.errors.map((e) => oneLine(`${e.field}: ${e.messages.join('; ')}`));
+      // Anyone allowed to publish on a dead-letter subject can store anything there: nothing read
+      // back is taken for granted, so one odd message does not make the whole list unreadable.
+      if ('unreadable' in l) return `?  ${l.dlq_subject}  (dead-letter stream seq ${l.dlq_seq})\n    ${oneLine(l.unreadable)}`;
+      const reason = String(l.reason ?? '?');
+      const deliveries = Number(l.deliveries);
+      const head = `${l.dead_lettered_at ?? '?'}  ${reason.padEnd(16)}  ${l.subject ?? '?'}  (stream seq ${l.stream_seq ?? '?'}, ${Number.isFinite(deliveries) ? deliveries : '?'} ${deliveries === 1 ? 'delivery' : 'deliveries'})`;
+      const error = typeof l.error === 'object' && l.error !== null ? l.error : null;
+      const errors = Array.isArray(l.errors) ? l.errors : [];
+      const why = error
+        ? [`${error.error_type}: ${oneLine(String(error.error_message))}`]
+        : errors.map((e) => oneLine(typeof e === 'object' && e !== null ? `${e.field}: ${Array.isArray(e.messages) ? e.messages.join('; ') : String(e.messages)}` : String(e)));
       return [head, ...why.slice(0, 5).map((w) => `    ${w}`), ...(why.length > 5 ? [`    (${why.length - 5} more)`] : [])].join('\n');
     })
     .join('\n');

@@ -1,4 +1,4 @@
-import { createDeadLetter, MAX_DEAD_LETTER_DATA_BYTES, type DeadLetterInput } from './dead-letter';
+import { createDeadLetter, MAX_DEAD_LETTER_DATA_BYTES, readStoredDeadLetter, type DeadLetterInput } from './dead-letter';
 
 const input = (data: Uint8Array, extra: Partial<DeadLetterInput> = {}): DeadLetterInput => ({
   reason: 'invalid_envelope',
@@ -35,5 +35,23 @@ describe('createDeadLetter', () => {
       expect(huge.subarray(0, bytesOf(letter).length).equals(bytesOf(letter))).toBe(true);
     }
     expect(bytesOf(createDeadLetter(input(huge))).length).toBe(MAX_DEAD_LETTER_DATA_BYTES);
+  });
+});
+
+describe('readStoredDeadLetter', () => {
+  const subject = 'chorus.dlq.default.query';
+  it('readStoredDeadLetter - a dead letter is read back as stored, with its sequence in the dead-letter stream', () => {
+    const letter = createDeadLetter(input(Buffer.from('{')));
+    expect(readStoredDeadLetter(Buffer.from(JSON.stringify(letter)), 9, subject)).toEqual({ ...letter, dlq_seq: 9 });
+  });
+
+  it('readStoredDeadLetter - junk stored on a dead-letter subject is listed as unreadable, never thrown (a listing read past it)', () => {
+    for (const junk of ['{not json', 'null', '[1]', '5', '"x"', '']) {
+      const read = readStoredDeadLetter(Buffer.from(junk), 3, subject);
+      expect(read).toMatchObject({ dlq_seq: 3, dlq_subject: subject, unreadable: expect.stringMatching(/^not a dead letter: /) });
+      expect(bytesOf(read as { data: string; data_encoding: 'utf8' | 'base64' }).toString()).toBe(junk);
+    }
+    const binary = Buffer.from([0xff, 0xfe, 0x00]);
+    expect(readStoredDeadLetter(binary, 4, subject)).toMatchObject({ unreadable: expect.stringMatching(/^not a dead letter: /), data: binary.toString('base64'), data_encoding: 'base64' });
   });
 });

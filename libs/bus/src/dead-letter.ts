@@ -129,7 +129,37 @@ export async function publishDeadLetter(bus: Bus, letter: DeadLetter): Promise<v
 }
 
 /** A dead letter as read back, with where the dead-letter stream holds it. */
-export type StoredDeadLetter = DeadLetter & { dlq_seq: number };
+export type StoredDeadLetter = (DeadLetter & { dlq_seq: number }) | UnreadableDeadLetter;
+
+/**
+ * A message on a dead-letter subject that is not a dead letter (not a JSON object: anyone allowed to
+ * publish there can store junk): listed with why and its body, so one such message does not make
+ * the whole list unreadable.
+ */
+export interface UnreadableDeadLetter {
+  dlq_seq: number;
+  /** The dead-letter subject it was stored on. */
+  dlq_subject: string;
+  /** Why it is not a dead letter. */
+  unreadable: string;
+  data: string;
+  data_encoding: DeadLetter['data_encoding'];
+}
+
+/** A message of the dead-letter stream as a {@link StoredDeadLetter}: never throws, whatever its body. */
+export function readStoredDeadLetter(data: Uint8Array, seq: number, subject: string): StoredDeadLetter {
+  let parsed: unknown;
+  let why: string;
+  try {
+    parsed = JSON.parse(strictDecoder.decode(data));
+    why = `not a dead letter: a JSON ${parsed === null ? 'null' : Array.isArray(parsed) ? 'array' : typeof parsed}, not an object`;
+  } catch (e) {
+    why = `not a dead letter: ${e instanceof Error ? e.message : String(e)}`;
+  }
+  if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return { ...(parsed as DeadLetter), dlq_seq: seq };
+  const { data: body, encoding } = encodeData(data.subarray(0, MAX_DEAD_LETTER_DATA_BYTES));
+  return { dlq_seq: seq, dlq_subject: subject, unreadable: why, data: body, data_encoding: encoding };
+}
 
 /**
  * The newest dead letters, newest first: at most `limit`, of one tenant when `tenantId` is given
@@ -144,13 +174,13 @@ export async function readDeadLetters(bus: Bus, options: { limit: number; tenant
   const startSeq = Math.max(state.first_seq, state.last_seq - scan + 1);
   const filter = `${DEAD_LETTER_PREFIX}.${options.tenantId ?? '*'}.*`;
   const letters: StoredDeadLetter[] = [];
-  const keep = (letter: DeadLetter, seq: number) => {
-    letters.push({ ...letter, dlq_seq: seq });
+  const keep = (m: { data: Uint8Array; seq: number; subject: string }) => {
+    letters.push(readStoredDeadLetter(m.data, m.seq, m.subject));
     if (letters.length > options.limit) letters.shift();
   };
   for (let from = startSeq; ; ) {
     for await (const m of readOrdered(bus.js, stream, filter, { startSeq: from })) {
-      keep(m.json<DeadLetter>(), m.seq);
+      keep(m);
       from = m.seq + 1;
     }
     // An ordered read of a wildcard filter from a start sequence stops when the server counts
@@ -159,7 +189,7 @@ export async function readDeadLetters(bus: Bus, options: { limit: number; tenant
     // answers it) says whether the read is complete up to where the stream ended when it began.
     const missed = await bus.jsm.streams.getMessage(stream, { next_by_subj: filter, seq: from } as unknown as MsgRequest);
     if (!missed || missed.seq > state.last_seq) break;
-    keep(missed.json<DeadLetter>(), missed.seq);
+    keep(missed);
     from = missed.seq + 1;
   }
   return letters.reverse();

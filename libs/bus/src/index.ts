@@ -8,9 +8,11 @@ export {
   deadLetterLimit,
   publishDeadLetter,
   readDeadLetters,
+  readStoredDeadLetter,
   type DeadLetter,
   type DeadLetterReason,
   type StoredDeadLetter,
+  type UnreadableDeadLetter,
 } from './dead-letter';
 export type { EnvelopeHandler, HandlerContext, HandlerResult, Outbound } from './handler.types';
 export { FinishedWorkflows } from './finished-workflows';

@@ -54,16 +54,28 @@ export async function readWorkflowHistory(
   const out: HistoryEntry[] = [];
   for (const m of stored) {
     if (since !== undefined && m.time.getTime() < since) continue;
-    let envelope: unknown;
-    try {
-      envelope = JSON.parse(decoder.decode(m.data));
-    } catch {
-      envelope = { unparseable: Buffer.from(m.data).toString('base64') };
-    }
+    const envelope = historyEnvelope(m.data);
     const key = m.headers?.get('Nats-Msg-Id');
     out.push({ seq: m.seq, subject: m.subject, stored_at: m.time.toISOString(), envelope, ...(key ? { idempotency_key: key } : {}) });
   }
   return out;
+}
+
+/**
+ * A stored message as the audit trail shows it: the JSON object it holds, or, for a body that is not
+ * one (not JSON, or JSON `null`, an array, a number or a string: junk anyone allowed to publish on a
+ * workflow's subjects can store), `{unparseable: <the body in base64>}`, so that every entry is an
+ * object (`GET /v1/workflows/:id/history` says so) and readers that look into entries (the CLI, the
+ * dashboard) do not fail on it.
+ */
+export function historyEnvelope(data: Uint8Array): object {
+  try {
+    const parsed: unknown = JSON.parse(decoder.decode(data));
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed;
+  } catch {
+    // not JSON: below
+  }
+  return { unparseable: Buffer.from(data).toString('base64') };
 }
 
 /**

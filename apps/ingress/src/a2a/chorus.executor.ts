@@ -169,8 +169,13 @@ export function queryOptionsOf(metadata: unknown, maxDeadlineMs: number): { opti
   // A key set to null is as good as absent (the default applies).
   const picked = Object.fromEntries(QUERY_OPTIONS.filter((k) => Object.hasOwn(metadata, k) && (metadata as Record<string, unknown>)[k] !== null).map((k) => [k, (metadata as Record<string, unknown>)[k]]));
   if (Object.keys(picked).length === 0) return { options: {} };
-  const errors = flattenValidationErrors(validateSync(plainToInstance(SubmitQueryDto, { query: 'x', ...picked }), { whitelist: true }));
-  if (typeof picked.deadline_ms === 'number' && picked.deadline_ms > maxDeadlineMs) errors.push({ field: 'deadline_ms', messages: [`deadline_ms must not be greater than ${maxDeadlineMs}`] });
+  let errors = flattenValidationErrors(validateSync(plainToInstance(SubmitQueryDto, { query: 'x', ...picked }), { whitelist: true }));
+  if (typeof picked.deadline_ms === 'number' && picked.deadline_ms > maxDeadlineMs) {
+    // As the REST API says it: the deployment's limit, once, in place of the DTO's own wider bound.
+    const cap = `deadline_ms must not be greater than ${maxDeadlineMs}`;
+    if (errors.some((f) => f.field === 'deadline_ms')) errors = errors.map((f) => (f.field === 'deadline_ms' ? { ...f, messages: [...new Set(f.messages.map((m) => (/must not be greater than/.test(m) ? cap : m)))] } : f));
+    else errors.push({ field: 'deadline_ms', messages: [cap] });
+  }
   if (errors.length > 0) return { options: {}, refusal: `invalid metadata: ${errors.map((f) => `${f.field}: ${f.messages.join('; ')}`).join(' | ')}` };
   return { options: picked as Partial<SubmitQuery> };
 }
