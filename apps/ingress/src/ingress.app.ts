@@ -6,7 +6,7 @@ import { Counter, type Registry } from 'prom-client';
 import { ChorusClient, type Bus, type Component } from '@chorus/bus';
 import type { ChorusConfig } from '@chorus/config';
 import { PinoNestLogger, type Logger } from '@chorus/observability';
-import { bodyParserErrors, requireJson, requireObjectBody, verifyUtf8 } from './body.middleware';
+import { bodyParserErrors, refuseDeclaredTooLarge, requireJson, requireObjectBody, verifyUtf8 } from './body.middleware';
 import { serveClientProxyQueries } from './client-proxy.gateway';
 import { mountA2A } from './a2a/a2a.mount';
 import { dashboardDir, mountDashboard } from './dashboard.static';
@@ -66,6 +66,7 @@ export async function startIngress(bus: Bus, config: ChorusConfig, parentLog: Lo
   app.use(requireJson);
   // Express's own JSON parser, as useBodyParser mounts it, with a check that the body is UTF-8
   // (useBodyParser keeps `verify` for itself): bytes that are not were read as U+FFFD and accepted.
+  app.use(refuseDeclaredTooLarge(config.http.bodyLimitBytes));
   app.use(json({ limit: config.http.bodyLimitBytes, verify: verifyUtf8 }));
   app.use(bodyParserErrors(config.http.bodyLimitBytes));
   app.use(requireObjectBody);

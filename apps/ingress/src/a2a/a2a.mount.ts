@@ -8,7 +8,7 @@ import type { HttpException } from '@nestjs/common';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { ChorusClient, discoverServices, type Bus } from '@chorus/bus';
 import type { Logger } from '@chorus/observability';
-import { NOT_UTF8, verifyUtf8 } from '../body.middleware';
+import { NOT_UTF8, refuseDeclaredTooLarge, verifyUtf8 } from '../body.middleware';
 import { BUS_UNAVAILABLE, busUnavailable } from '../bus-available.guard';
 import { errorBody } from '../http.errors';
 import { endsWithRequest, refuseWhileClosing, SHUTTING_DOWN } from '../http.shutdown';
@@ -59,6 +59,7 @@ export function mountA2A(
     // The SDK's own parser, limited as the REST API is (CHORUS_HTTP_BODY_LIMIT; its default was
     // express's 100 KiB): the SDK reads the body inside its router, where nothing of ours runs
     // before its handler, so it is read here first (the SDK's then finds it read).
+    refuseDeclaredTooLarge(deps.bodyLimitBytes),
     express.json({ limit: deps.bodyLimitBytes, verify: verifyUtf8 }),
     refuseWhileClosing(deps.closing, (req) => rpcRefusal(req, `Internal error: ${SHUTTING_DOWN}`)),
     refuseWhileBusAway(deps.bus),
