@@ -33,7 +33,7 @@ export function renderHistory(h: HistoryReply): string {
   return h.envelopes
     .map((e) => {
       const env = (typeof e === 'object' && e !== null ? e : {}) as { timestamp?: string; message_type?: string; agent?: string; status?: string; message_id?: string; causation_id?: string | null };
-      return `${env.timestamp ?? '?'}  ${String(env.message_type).padEnd(22)} ${String(env.agent).padEnd(10)} ${String(env.status).padEnd(8)} ${env.message_id} <- ${env.causation_id ?? '-'}`;
+      return oneLine(`${env.timestamp ?? '?'}  ${String(env.message_type).padEnd(22)} ${String(env.agent).padEnd(10)} ${String(env.status).padEnd(8)} ${env.message_id} <- ${env.causation_id ?? '-'}`);
     })
     .join('\n');
 }
