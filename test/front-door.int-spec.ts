@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { getJson, postJson, startChorusFixture, type ChorusFixture } from './chorus.fixture';
 import { LogCapture, waitFor } from '@chorus/testing';
 import { openApiChecker } from './openapi.check';
@@ -213,6 +214,11 @@ describe('front door: tenancy', () => {
     const a2a = await postJson(`${f.url}/a2a`, { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } }, { ...auth(GLOBEX), 'x-api-key': ACME });
     expect(a2a.status).toBe(401);
     expect((await getJson(`${f.url}/v1/workflows`, { ...auth(ACME), 'x-api-key': ACME })).status).toBe(200);
+    // The same header twice, as sent (Node's parsed headers keep the first Authorization, and join
+    // repeated X-API-Key headers: a second key went unseen, the same key twice was "unknown").
+    expect(await statusWithHeaders(`${f.url}/v1/workflows`, ['Authorization', `Bearer ${ACME}`, 'Authorization', `Bearer ${GLOBEX}`])).toBe(401);
+    expect(await statusWithHeaders(`${f.url}/v1/workflows`, ['X-API-Key', ACME, 'X-API-Key', GLOBEX])).toBe(401);
+    expect(await statusWithHeaders(`${f.url}/v1/workflows`, ['X-API-Key', ACME, 'X-API-Key', ACME])).toBe(200);
   });
 
   it("tenancy - each request is scoped to its key's tenant; another tenant's workflow is 404", async () => {
@@ -378,6 +384,20 @@ describe('front door: OpenAPI', () => {
     check('/health', 'post', await methodAnswer(`${f.url}/health`, 'POST'));
   });
 });
+
+/** The status of a GET sent with exactly these header lines, repeated ones included ([name, value, name, value, …]). */
+function statusWithHeaders(url: string, headers: string[]): Promise<number> {
+  const { hostname, port, pathname } = new URL(url);
+  const lines = [`GET ${pathname} HTTP/1.1`, `Host: ${hostname}:${port}`, 'Connection: close'];
+  for (let i = 0; i + 1 < headers.length; i += 2) lines.push(`${headers[i]}: ${headers[i + 1]}`);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(`${lines.join('\r\n')}\r\n\r\n`));
+    let answer = '';
+    socket.on('data', (d: Buffer) => (answer += d.toString()));
+    socket.on('end', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0)));
+    socket.on('error', reject);
+  });
+}
 
 async function methodAnswer(url: string, method: string): Promise<{ status: number; body: unknown }> {
   const res = await fetch(url, { method });

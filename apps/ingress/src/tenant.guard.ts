@@ -38,11 +38,21 @@ export const Tenant = createParamDecorator((_: unknown, ctx: ExecutionContext): 
   return req[TENANT_SCOPE] ?? { tenant: DEFAULT_TENANT, authenticated: false };
 });
 
-/** The API key of a request: `Authorization: Bearer <key>` or `X-API-Key: <key>`. */
-export function apiKeyOf(req: Pick<Request, 'header'>): string | undefined {
-  const auth = req.header('authorization');
-  if (auth && /^Bearer\s+/i.test(auth)) return auth.replace(/^Bearer\s+/i, '').trim();
-  return req.header('x-api-key')?.trim() || undefined;
+/**
+ * The API keys a request carries, each different one once: `Authorization: Bearer <key>` and
+ * `X-API-Key: <key>`, read from the headers as sent. Node's parsed headers keep only the first
+ * `Authorization` of a request and join repeated `X-API-Key` headers with ", ": a second, different
+ * key went unseen, and the same key sent twice read as one unknown key.
+ */
+export function apiKeysOf(req: Pick<Request, 'rawHeaders'>): string[] {
+  const keys = new Set<string>();
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i].toLowerCase();
+    const value = req.rawHeaders[i + 1];
+    const key = name === 'authorization' && /^Bearer\s+/i.test(value) ? value.replace(/^Bearer\s+/i, '').trim() : name === 'x-api-key' ? value.trim() : '';
+    if (key) keys.add(key);
+  }
+  return [...keys];
 }
 
 /** Resolves keys to tenants; comparisons run in constant time. */
@@ -89,11 +99,10 @@ export class TenantGuard implements CanActivate {
 }
 
 /** Shared by the REST guard and the A2A surface. Throws 401 when keys are on and none matches. */
-export function resolveTenant(keys: ApiKeys, req: Pick<Request, 'header'>): TenantScope {
+export function resolveTenant(keys: ApiKeys, req: Pick<Request, 'rawHeaders'>): TenantScope {
   if (!keys.enabled) return { tenant: DEFAULT_TENANT, authenticated: false };
-  const key = apiKeyOf(req);
-  const other = req.header('x-api-key')?.trim();
-  if (key && other && other !== key) {
+  const [key, ...others] = apiKeysOf(req);
+  if (others.length > 0) {
     // Which one was meant is anyone's guess; acting for either tenant silently would be wrong.
     throw new UnauthorizedException(errorBody(401, 'two different API keys: send one, in Authorization: Bearer <key> or in X-API-Key: <key>'));
   }
