@@ -139,6 +139,9 @@ describe('POST /v1/queries - bad bodies', () => {
     const rpc = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}}')]);
     const a2a = await fetch(`${f.url}/a2a`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: rpc });
     expect(await a2a.json()).toMatchObject({ error: { code: -32700, message: 'Invalid JSON payload: the body is not valid UTF-8.' } });
+    // utf8 is UTF-8 by another name: accepted (the JSON parser knew only utf-8, and answered 415).
+    const utf8 = await fetch(`${f.url}/v1/queries`, { method: 'POST', headers: { 'content-type': 'application/json; charset=UTF8' }, body: '{"query":"what is the correlation hub"}' });
+    expect(utf8.status).toBe(202);
     // Another charset, even one JSON parsers know, is the wrong media type (415), not bad JSON.
     const utf16 = await fetch(`${f.url}/v1/queries`, { method: 'POST', headers: { 'content-type': 'application/json; charset=utf-16' }, body: Buffer.from('{"query":"x"}', 'utf16le') });
     expect({ status: utf16.status, message: ((await utf16.json()) as { message: string }).message }).toEqual({ status: 415, message: 'the request body must be UTF-8 JSON, not utf-16 (Content-Type: application/json; charset=utf-8)' });

@@ -17,6 +17,8 @@ export function requireJson(req: Request, res: Response, next: NextFunction): vo
     res.status(415).json(errorBody(415, `the request body must be UTF-8 JSON, not ${charset} (Content-Type: application/json; charset=utf-8)`));
     return;
   }
+  // `utf8` is UTF-8 by another name; the JSON parser knows only `utf-8`, and answered 415 to it.
+  if (charset === 'utf8') req.headers['content-type'] = req.headers['content-type']!.replace(/(;\s*charset\s*=\s*"?)utf8/i, '$1utf-8');
   next();
 }
 
