@@ -488,6 +488,9 @@ describe('A2A', () => {
       why: 'the message has no text part to search for',
       metadata: undefined,
     });
+    // A text part whose text is not a string is no text (it ran the query "5").
+    const notAString = await send([{ kind: 'text', text: 5 }]);
+    expect({ state: notAString.status.state, why: notAString.status.message?.parts?.[0]?.text }).toEqual({ state: 'rejected', why: 'the message has no text part to search for' });
     const tooLong = await send([{ kind: 'text', text: 'x'.repeat(5000) }]);
     expect({ state: tooLong.status.state, why: tooLong.status.message?.parts?.[0]?.text, metadata: tooLong.metadata }).toEqual({
       state: 'rejected',

@@ -49,10 +49,13 @@ export function agentMessage(taskId: string, contextId: string, text: string): M
   } as Message;
 }
 
-/** The text of a user's message (its text parts, joined). */
+/**
+ * The text of a user's message (its text parts, joined). The SDK passes a part's `text` on unchecked:
+ * one that is not a string (`"text": 5`) is no text, not the query "5".
+ */
 export function textOf(message: { parts?: Array<{ content?: { $case: string; value?: unknown } }> } | undefined): string {
   return (message?.parts ?? [])
-    .map((p) => (p.content?.$case === 'text' ? String(p.content.value ?? '') : ''))
+    .map((p) => (p.content?.$case === 'text' && typeof p.content.value === 'string' ? p.content.value : ''))
     .join('\n')
     .trim();
 }
