@@ -64,6 +64,7 @@ describe('parseCliArgs', () => {
       command: 'query',
     });
     expect(error(['list', '--limit', '0'])).toEqual({ message: '--limit must be a positive integer', showUsage: false, command: 'list' });
+    for (const odd of ['0x5', '1e3', '0b11', ' 5', '5.0', '99999999999999999999']) expect(error(['list', '--limit', odd])).toEqual({ message: '--limit must be a positive integer', showUsage: false, command: 'list' });
     expect(error(['bogus'])).toEqual({ message: 'unknown command: bogus', showUsage: true, command: undefined });
     expect(error(['list', '--bogus'])).toEqual({ message: '--bogus is not an option', showUsage: true, command: 'list' });
   });

@@ -214,8 +214,9 @@ function timeFilter(name: string, value: string | undefined, problems: Problem[]
 
 function int(name: string, value: string | undefined, problems: Problem[]): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) problems.push({ kind: 'value', field: name, text: `${name} must be a positive integer` });
+  // Decimal digits only: Number() also reads `0x10`, `1e3`, `0b11` and ` 5 `.
+  const n = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1) problems.push({ kind: 'value', field: name, text: `${name} must be a positive integer` });
   return n;
 }
 
