@@ -79,18 +79,19 @@ describe('readWorkflowHistory', () => {
   });
 
   it('a read while the workflow is published to is a prefix of its trail: no later message without every earlier one', async () => {
-    // Seven types at once, 16 times: every subject is read by message gets alone.
+    // Seven types at once, 16 times or more: every subject is read by message gets alone. Publishing
+    // goes on until more than 10 reads were made meanwhile (on a loaded machine a read takes longer).
     const types = ['query', 'classification_result', 'execution_plan', 'tool_results', 'response', 'status_update', 'orchestration_command'];
     const stored: number[] = [];
+    const reads: number[][] = [];
     let done = false;
     const publisher = (async () => {
-      for (let i = 0; i < 16; i++) {
+      for (let i = 0; i < 16 || (reads.length <= 10 && i < 400); i++) {
         stored.push(...(await Promise.all(types.map(async (type) => (await bus.js.publish(`chorus.wf.acme.${type}.busy`, JSON.stringify({ i }))).seq))));
         await new Promise((r) => setTimeout(r, 10));
       }
       done = true;
     })();
-    const reads: number[][] = [];
     while (!done) reads.push((await readWorkflowHistory(bus, 'busy', { tenantId: 'acme' })).map((e) => e.seq));
     await publisher;
     const all = [...stored].sort((a, b) => a - b);
