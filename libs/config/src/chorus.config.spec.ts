@@ -18,6 +18,16 @@ describe('parseChorusConfig', () => {
     expect(Object.isFrozen(c.bus)).toBe(true);
   });
 
+  it('parseChorusConfig - a duplicate window longer than a stream keeps its messages is refused, naming both settings', () => {
+    // JetStream itself says only "duplicates window can not be larger then max age", naming neither.
+    expect(() => parseChorusConfig({ CHORUS_DUPLICATE_WINDOW_MS: '86400000', CHORUS_STREAM_RETENTION_MS: '60000' }, '/')).toThrow(
+      'CHORUS_DUPLICATE_WINDOW_MS (86400000) must not exceed CHORUS_STREAM_RETENTION_MS (60000)',
+    );
+    expect(() => parseChorusConfig({ CHORUS_DEAD_LETTER_RETENTION_MS: '60000' }, '/')).toThrow('CHORUS_DUPLICATE_WINDOW_MS (120000) must not exceed CHORUS_DEAD_LETTER_RETENTION_MS (60000)');
+    expect(() => parseChorusConfig({ CHORUS_HUB_TOTALS_RETENTION_MS: '60000' }, '/')).toThrow('CHORUS_DUPLICATE_WINDOW_MS (120000) must not exceed CHORUS_HUB_TOTALS_RETENTION_MS (60000)');
+    expect(() => parseChorusConfig({ CHORUS_DUPLICATE_WINDOW_MS: '60000', CHORUS_STREAM_RETENTION_MS: '60000', CHORUS_DEAD_LETTER_RETENTION_MS: '60000' }, '/')).not.toThrow();
+  });
+
   it('parseChorusConfig - reads the environment', () => {
     const c = parseChorusConfig(
       { NATS_URL: 'nats://a:4222, nats://b:4222', CHORUS_HTTP_PORT: '8080', CHORUS_PROFILES: 'bm25', CHORUS_CORPUS: 'data/c.jsonl', CHORUS_CORRELATION_STRATEGY: 'session' },

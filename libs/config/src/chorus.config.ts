@@ -182,6 +182,17 @@ export function parseChorusConfig(env: Readonly<Record<string, string | undefine
   if (config.workflow.watchGraceMs < config.hub.sweepIntervalMs) {
     r.problems.push('CHORUS_WATCH_GRACE_MS must not be less than CHORUS_HUB_SWEEP_MS: a watcher would give up before a running hub ends the workflow');
   }
+  // JetStream refuses a stream whose duplicate window is longer than its age limit, with words that
+  // name neither the stream nor the setting ("duplicates window can not be larger then max age").
+  for (const [setting, ms] of [
+    ['CHORUS_STREAM_RETENTION_MS', config.bus.workflowRetentionMs],
+    ['CHORUS_DEAD_LETTER_RETENTION_MS', config.bus.deadLetterRetentionMs],
+    ['CHORUS_HUB_TOTALS_RETENTION_MS', config.hub.totalsRetentionMs],
+  ] as const) {
+    if (config.bus.duplicateWindowMs > ms) {
+      r.problems.push(`CHORUS_DUPLICATE_WINDOW_MS (${config.bus.duplicateWindowMs}) must not exceed ${setting} (${ms}): JetStream refuses a stream whose duplicate window outlasts its messages`);
+    }
+  }
   if (config.workflow.defaultDeadlineMs > config.workflow.maxDeadlineMs) {
     r.problems.push('CHORUS_DEFAULT_DEADLINE_MS must not exceed CHORUS_MAX_DEADLINE_MS');
   }
