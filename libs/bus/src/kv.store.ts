@@ -5,6 +5,7 @@ import type { Logger } from '@chorus/observability';
 import type { Bus } from './nats.bus';
 import { readOrdered } from './ordered-read';
 import { isRevisionConflict } from './transient-error';
+import { refuseUnclustered, replicasError } from './stream.topology';
 
 export { isRevisionConflict };
 
@@ -40,7 +41,7 @@ export class KeyValueStore<T> {
       ttl: options.ttlMs,
       replicas: bus.options.replicas,
     });
-    const before = await applyTtl(bus.jsm, bucket, options.ttlMs);
+    const before = await applyTtl(bus.jsm, bucket, options.ttlMs, bus.options.replicas);
     if (before !== undefined) {
       // Replicas started with different values rewrite it at each start (for a lease: renewals
       // spaced for a longer one outlive the key, and the replicas take it from each other).
@@ -155,12 +156,18 @@ export class KeyValueStore<T> {
  * window may not exceed the age limit: it is shortened with it. Returns the age limit it replaced,
  * in ms (undefined when it was already right).
  */
-async function applyTtl(jsm: JetStreamManager, bucket: string, ttlMs: number): Promise<number | undefined> {
+async function applyTtl(jsm: JetStreamManager, bucket: string, ttlMs: number, asked: number): Promise<number | undefined> {
   const info = await jsm.streams.info(`KV_${bucket}`);
   const c = info.config;
+  // Only up, as for the streams (see ensureStream).
+  const replicas = Math.max(c.num_replicas, asked);
   const maxAge = nanos(ttlMs);
-  if (c.max_age === maxAge) return undefined;
+  // The client sets the replica count only when it creates the bucket, too (see ensureStream).
+  if (c.max_age === maxAge && c.num_replicas === replicas) return undefined;
+  if (c.num_replicas !== replicas) refuseUnclustered(c.name, c.num_replicas, replicas, info.cluster?.name);
   const duplicateWindow = maxAge > 0 && c.duplicate_window > maxAge ? maxAge : c.duplicate_window;
-  await jsm.streams.update(c.name, { ...c, max_age: maxAge, duplicate_window: duplicateWindow });
-  return c.max_age / 1e6;
+  await jsm.streams.update(c.name, { ...c, max_age: maxAge, duplicate_window: duplicateWindow, num_replicas: replicas }).catch((e: unknown) => {
+    throw replicasError(c.name, c.num_replicas, replicas, e);
+  });
+  return c.max_age === maxAge ? undefined : c.max_age / 1e6;
 }

@@ -51,8 +51,15 @@ async function createOrUpdate(jsm: JetStreamManager, options: Pick<BusOptions, '
     const info = await jsm.streams.info(config.name);
     const c = info.config;
     const maxBytes = config.max_bytes ?? c.max_bytes;
-    if (c.duplicate_window !== full.duplicate_window || c.max_age !== full.max_age || c.max_bytes !== maxBytes) {
-      await jsm.streams.update(config.name, { ...c, duplicate_window: full.duplicate_window, max_age: full.max_age, max_bytes: maxBytes });
+    // The replica count too: a deployment that moved to a cluster and set CHORUS_REPLICAS=3 kept
+    // every stream it had on one replica, and said nothing (losing that node lost them).
+    // Only up: a process started without the setting (1 by default) must not take the copies away.
+    const replicas = Math.max(c.num_replicas, options.replicas);
+    if (c.num_replicas !== replicas) refuseUnclustered(config.name, c.num_replicas, replicas, info.cluster?.name);
+    if (c.duplicate_window !== full.duplicate_window || c.max_age !== full.max_age || c.max_bytes !== maxBytes || c.num_replicas !== replicas) {
+      await jsm.streams.update(config.name, { ...c, duplicate_window: full.duplicate_window, max_age: full.max_age, max_bytes: maxBytes, num_replicas: replicas }).catch((e: unknown) => {
+        throw replicasError(config.name, c.num_replicas, options.replicas, e);
+      });
     }
   } catch (e) {
     if (!isNotFound(e)) throw e;
@@ -79,6 +86,23 @@ async function overlapError(jsm: JetStreamManager, config: Omit<StreamSpec, 'max
       `Every app of a deployment must use the same stream names (CHORUS_WORKFLOW_STREAM, CHORUS_DEAD_LETTER_STREAM, CHORUS_DUPLICATE_STREAM)${holder ? `; to rename one, delete stream ${holder} first (nats stream rm ${holder}), losing what it holds` : ''}`,
     { cause },
   );
+}
+
+/**
+ * nats-server 2.9 takes a replica count above 1 in the update of a stream on a server that is not
+ * in a cluster, and then cannot load that stream when it restarts ("replicas > 1 not supported in
+ * non-clustered mode"): every stream so updated was gone. Refused here, before anything is asked.
+ */
+export function refuseUnclustered(name: string, had: number, wanted: number, cluster: string | undefined): void {
+  if (wanted > 1 && !cluster) {
+    throw new Error(`stream ${name} has ${had} replica(s), and CHORUS_REPLICAS asks for ${wanted}, but this NATS server is not in a cluster: set CHORUS_REPLICAS to 1 (or leave it unset), or run a NATS cluster of at least ${wanted} servers`);
+  }
+}
+
+/** A replica count the server cannot give (one server, or fewer nodes than asked for), named by its setting. */
+export function replicasError(name: string, had: number, wanted: number, e: unknown): unknown {
+  if (had === wanted || !/replica|cluster|peers/i.test(String((e as Error)?.message ?? e))) return e;
+  return new Error(`stream ${name} has ${had} replica(s), and CHORUS_REPLICAS asks for ${wanted}: the server refused the change (${(e as Error).message}); set CHORUS_REPLICAS to what the NATS deployment can hold (1 for a single server)`, { cause: e });
 }
 
 function isNotFound(e: unknown): boolean {
