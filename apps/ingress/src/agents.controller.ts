@@ -1,4 +1,4 @@
-import { Controller, Get, Inject } from '@nestjs/common';
+import { Controller, Get, Inject, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiCommonResponses } from './openapi';
 import { Bus, ChorusClient, NoRespondersError, ServiceDirectory } from '@chorus/bus';
@@ -127,14 +127,21 @@ export class AgentsController {
 
   private async consumers() {
     const out: AgentsReply['agents'][number]['consumers'] = [];
-    for await (const c of this.bus.jsm.consumers.list(this.bus.options.workflowStream)) {
-      out.push({
-        name: c.name,
-        pending: c.num_pending,
-        in_flight: c.num_ack_pending,
-        redelivered: c.num_redelivered,
-        waiting_pulls: c.num_waiting,
-      });
+    const stream = this.bus.options.workflowStream;
+    try {
+      for await (const c of this.bus.jsm.consumers.list(stream)) {
+        out.push({
+          name: c.name,
+          pending: c.num_pending,
+          in_flight: c.num_ack_pending,
+          redelivered: c.num_redelivered,
+          waiting_pulls: c.num_waiting,
+        });
+      }
+    } catch (e) {
+      // A NATS server that lost its store (restarted without it) or a deleted stream: this was a 500 "internal error".
+      if (!/stream not found/i.test(String((e as Error)?.message ?? e))) throw e;
+      throw new ServiceUnavailableException(`the workflow stream ${stream} does not exist on the NATS server (deleted, or the server restarted without its store): nothing can run until it does; restart the hub, which creates it`);
     }
     return out;
   }
