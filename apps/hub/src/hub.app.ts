@@ -52,12 +52,11 @@ export async function startHub(bus: Bus, config: ChorusConfig, parentLog: Logger
   const log = parentLog.child({ agent: HUB_AGENT });
   // Opening creates the bucket and streams when missing: on a cluster still electing its leaders
   // (or busy), those calls can time out, and the hub waits for NATS rather than exiting.
-  const ledger = await retryTransient(() => LedgerStore.open(bus, config.hub.bucket, config.hub.retentionMs, config.hub.cacheSize, log), log, 'opening the ledger');
-  const events = await retryTransient(
-    () => CountedEvents.open(bus, { stream: LEDGER_EVENTS_STREAM, prefix: LEDGER_EVENTS_PREFIX, maxAgeMs: config.hub.totalsRetentionMs }),
-    log,
-    'opening the ledger events',
-  );
+  const openLedger = () => LedgerStore.open(bus, config.hub.bucket, config.hub.retentionMs, config.hub.cacheSize, log);
+  const openEvents = () => CountedEvents.open(bus, { stream: LEDGER_EVENTS_STREAM, prefix: LEDGER_EVENTS_PREFIX, maxAgeMs: config.hub.totalsRetentionMs });
+  const openLease = () => LeaderLease.open(bus, { bucket: 'chorus_leases', name: HUB_AGENT, ttlMs: config.hub.leaseMs, ttlSetting: 'CHORUS_HUB_LEASE_MS' }, log);
+  const ledger = await retryTransient(openLedger, log, 'opening the ledger');
+  const events = await retryTransient(openEvents, log, 'opening the ledger events');
   // The lease is opened below; until then, and whenever it cannot be sure to hold it, the hub writes nothing.
   let lease: LeaderLease | undefined;
   const hub = new HubService(bus, ledger, events, log, {
@@ -73,7 +72,14 @@ export async function startHub(bus: Bus, config: ChorusConfig, parentLog: Logger
   const queries = new HubQueries(bus, hub, ledger, events, log, config.hub.retentionMs);
   const reads = queries.serveReads();
   registerHubMetrics(bus, queries, hub);
-  lease = await retryTransient(() => LeaderLease.open(bus, { bucket: 'chorus_leases', name: HUB_AGENT, ttlMs: config.hub.leaseMs, ttlSetting: 'CHORUS_HUB_LEASE_MS' }, log), log, 'opening the lease');
+  lease = await retryTransient(openLease, log, 'opening the lease');
+  // Making them again opens them again: what they hold is on the server, under the same names.
+  const topology = watchTopology(bus, log, async () => {
+    await bus.ensureTopology();
+    await openLedger();
+    await openEvents();
+    await openLease();
+  });
 
   let active: { components: Component[]; responders: Responder[] } | undefined;
   // Stops everything active, even when something fails to stop (it is logged): a hub left half active without its lease would go on consuming.
@@ -150,9 +156,44 @@ export async function startHub(bus: Bus, config: ChorusConfig, parentLog: Logger
   return {
     name: HUB_AGENT,
     close: async () => {
+      clearInterval(topology);
       await service.stop();
       await lease.stop(becomeStandby);
       await Promise.all(reads.map((r) => r.stop()));
     },
   };
+}
+
+/** How often the hub checks that the workflow stream is still on the NATS server. */
+export const TOPOLOGY_CHECK_MS = 5_000;
+
+/**
+ * A NATS server restarted without its store (or whose streams were deleted by hand) leaves every
+ * process failing on streams that are gone: every query refused, the lease never renewed, for as
+ * long as nothing restarts Chorus. Every replica of the hub, which manages the streams and buckets,
+ * checks that the workflow stream exists and makes them all again when it does not (their earlier
+ * content is gone with the store); the consumers are made again by their own checks.
+ */
+function watchTopology(bus: Bus, log: Logger, remake: () => Promise<void>): NodeJS.Timeout {
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy || bus.reconnecting) return;
+    busy = true;
+    void (async () => {
+      try {
+        await bus.jsm.streams.info(bus.options.workflowStream);
+      } catch (e) {
+        if (!/stream not found/i.test(String((e as Error)?.message ?? e))) return;
+        log.error({ stream: bus.options.workflowStream }, `the workflow stream ${bus.options.workflowStream} is gone from the NATS server (restarted without its store, or deleted): making Chorus's streams and buckets again; what they held is lost`);
+        await remake().then(
+          () => log.warn('Chorus\'s streams and buckets are made again'),
+          (err: unknown) => log.error({ err }, 'making the streams and buckets again failed; trying again shortly'),
+        );
+      } finally {
+        busy = false;
+      }
+    })();
+  }, TOPOLOGY_CHECK_MS);
+  timer.unref();
+  return timer;
 }

@@ -141,7 +141,7 @@ export class AgentsController {
     } catch (e) {
       // A NATS server that lost its store (restarted without it) or a deleted stream: this was a 500 "internal error".
       if (!/stream not found/i.test(String((e as Error)?.message ?? e))) throw e;
-      throw new ServiceUnavailableException(`the workflow stream ${stream} does not exist on the NATS server (deleted, or the server restarted without its store): nothing can run until it does; restart the hub, which creates it`);
+      throw new ServiceUnavailableException(`the workflow stream ${stream} does not exist on the NATS server (deleted, or the server restarted without its store): nothing can run until it does; a running hub makes it again within seconds (start one if none runs)`);
     }
     return out;
   }

@@ -163,6 +163,8 @@ export class DurableConsumer {
   private missingSince?: number;
   /** The consumer's acknowledgement floor (stream sequence) as last seen: where it is created again from, if it is gone. */
   private ackFloor = 0;
+  /** When the stream was made, as seen at start: a stream made again numbers its messages from 1, and the floor above means nothing in it. */
+  private streamCreated?: string;
 
   constructor(
     private readonly bus: Bus,
@@ -200,6 +202,7 @@ export class DurableConsumer {
         if (this.spec.resumeInOrder) await resumeFromAckFloor(this.bus, this.spec, this.log, resume);
         const info = await ensureDurableConsumer(this.bus, this.spec, this.log);
         if (info) this.ackFloor = info.ack_floor.stream_seq;
+        this.streamCreated = await this.streamMadeAt();
         return this.bus.js.consumers.get(this.spec.stream, this.spec.durable);
       },
       this.log,
@@ -211,6 +214,14 @@ export class DurableConsumer {
     const every = this.spec.stallCheckMs ?? 10_000;
     this.watchdog = setInterval(() => void this.checkStalled(every), every);
     this.watchdog.unref();
+  }
+
+  /** When the stream was made, or undefined when it does not exist (or cannot be read now). */
+  private async streamMadeAt(): Promise<string | undefined> {
+    return this.bus.jsm.streams.info(this.spec.stream).then(
+      (info) => info.created,
+      () => undefined,
+    );
   }
 
   /** Starts pulling: the loop over the messages runs until they are closed. */
@@ -262,13 +273,20 @@ export class DurableConsumer {
         }
         this.ackFloor = info.ack_floor.stream_seq;
       } catch (e) {
-        if (!/consumer not found/i.test(String((e as Error).message))) return;
+        // The stream gone too (a NATS server restarted without its store): the hub makes it again.
+        if (!/(consumer|stream) not found/i.test(String((e as Error).message))) return;
         this.missingSince ??= Date.now();
         if (Date.now() - this.missingSince < 2.5 * every || this.stopped) return;
         // Not from the start of the stream (millions of messages), nor from after the last message this
-        // process received (another replica may hold earlier ones unacknowledged, or due again).
-        const from = this.ackFloor + 1;
-        this.log.error({ consumer: this.spec.durable, from_seq: from }, 'consumer is gone from the server; creating it again');
+        // process received (another replica may hold earlier ones unacknowledged, or due again). A
+        // stream made again since (its messages numbered from 1 again) is read from its start.
+        const created = await this.streamMadeAt();
+        if (created === undefined) return; // no stream yet: at a later check
+        const remade = this.streamCreated !== undefined && created !== this.streamCreated;
+        const from = remade ? 1 : this.ackFloor + 1;
+        this.log.error({ consumer: this.spec.durable, from_seq: from, ...(remade ? { stream_made_again: created } : {}) }, 'consumer is gone from the server; creating it again');
+        if (remade) this.ackFloor = 0;
+        this.streamCreated = created;
         this.missingSince = undefined;
         await addAt(this.bus, this.spec, from).catch((err: unknown) => {
           // Another replica created it first: that is as good.
