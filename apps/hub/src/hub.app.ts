@@ -1,4 +1,4 @@
-import { CountedEvents, createJsonConsumer, LeaderLease, registerAgentService, retryTransient, startAgent, type Bus, type Component, type Responder } from '@chorus/bus';
+import { CountedEvents, createJsonConsumer, isStreamMissing, LeaderLease, registerAgentService, retryTransient, startAgent, type Bus, type Component, type Responder } from '@chorus/bus';
 import type { ChorusConfig } from '@chorus/config';
 import { HUB_AGENT } from '@chorus/correlation';
 import { DUPLICATE_PREFIX, duplicateNoticeProblem, type DuplicateNotice } from '@chorus/envelope';
@@ -183,7 +183,7 @@ function watchTopology(bus: Bus, log: Logger, remake: () => Promise<void>): Node
       try {
         await bus.jsm.streams.info(bus.options.workflowStream);
       } catch (e) {
-        if (!/stream not found/i.test(String((e as Error)?.message ?? e))) return;
+        if (!isStreamMissing(e)) return;
         log.error({ stream: bus.options.workflowStream }, `the workflow stream ${bus.options.workflowStream} is gone from the NATS server (restarted without its store, or deleted): making Chorus's streams and buckets again; what they held is lost`);
         await remake().then(
           () => log.warn('Chorus\'s streams and buckets are made again'),

@@ -1,3 +1,4 @@
+import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import { ServiceUnavailableException } from '@nestjs/common';
 import { AgentsController } from './agents.controller';
 
@@ -12,7 +13,8 @@ function failing(message: string): () => AsyncIterable<unknown> {
   return () => ({
     [Symbol.asyncIterator]: () => ({
       next: async () => {
-        throw Object.assign(new Error(message), { name: 'StreamNotFoundError' });
+        // As the client throws it: the server's API error, with its code.
+        throw message === 'stream not found' ? new JetStreamApiError({ err_code: JetStreamApiCodes.StreamNotFound, description: message, code: 404 }) : new Error(message);
       },
     }),
   });

@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiCommonResponses } from './openapi';
-import { Bus, ChorusClient, NoRespondersError, ServiceDirectory } from '@chorus/bus';
+import { Bus, ChorusClient, isStreamMissing, NoRespondersError, ServiceDirectory } from '@chorus/bus';
 import { QueryParams } from './query-params.guard';
 import { INGRESS_OPTIONS, type IngressOptions } from './ingress.options';
 import { Tenant, type TenantScope } from './tenant.guard';
@@ -140,7 +140,7 @@ export class AgentsController {
       }
     } catch (e) {
       // A NATS server that lost its store (restarted without it) or a deleted stream: this was a 500 "internal error".
-      if (!/stream not found/i.test(String((e as Error)?.message ?? e))) throw e;
+      if (!isStreamMissing(e)) throw e;
       throw new ServiceUnavailableException(`the workflow stream ${stream} does not exist on the NATS server (deleted, or the server restarted without its store): nothing can run until it does; a running hub makes it again within seconds (start one if none runs)`);
     }
     return out;
